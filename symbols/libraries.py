@@ -577,7 +577,10 @@ class LibGen:
                 post.append(f"  m_{p.name}.finish(r == L::kSuccess);")
                 continue
             args.append(p.name)
-        call = (f'ta::traced_lib_call<L, kTraced>("{r.target}", Fn::k_{r.name}, be.table.{r.target}'
+        # The backend call ends the export's call unless results are written back after it.
+        position = "kInsideCall" if post else "kEndsCall"
+        call = (f'ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::{position}>'
+                f'("{r.target}", Fn::k_{r.name}, be.table.{r.target}'
                 + "".join(f", {a}" for a in args) + ")")
         if post:
             return "\n".join(pre + [f"  const {d.result.spelling} r = {call};"] + post + ["  return r;"])

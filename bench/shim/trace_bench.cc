@@ -50,8 +50,13 @@ __attribute__((noinline)) int body(void* p, unsigned long long n) {
   return n == 1 ? 1 : 0;
 }
 
+// The call's shape: no backend call (kPlain); a generated forwarder's (kForwarder: the backend
+// call ends the call, BackendSpan::kEndsCall); a backend call with the body's own work after it
+// (kInside: the call's end is a clock read of its own).
+enum Shape { kPlain, kForwarder, kInside };
+
 // What symbols/generate.py emits around a forwarded call.
-template <bool kBackend>
+template <Shape kShape>
 __attribute__((noinline)) int exported(void* dst, unsigned long long count, int kind) {
   if (__builtin_expect(trace::active(), 0) && trace::enabled_slow()) {
     trace::Span s(Fn::k_cudaMemcpy);
@@ -59,8 +64,9 @@ __attribute__((noinline)) int exported(void* dst, unsigned long long count, int 
     s.args().u64("count", count);
     s.args().enum_value("kind", kind, "cudaMemcpyHostToDevice");
     int r;
-    if (kBackend) {
-      trace::BackendSpan b("musaMemcpy");
+    if (kShape != kPlain) {
+      trace::BackendSpan b("musaMemcpy", kShape == kForwarder ? trace::BackendSpan::kEndsCall
+                                                              : trace::BackendSpan::kInsideCall);
       r = body(dst, count);
     } else {
       r = body(dst, count);
@@ -83,20 +89,20 @@ void BM_Off(benchmark::State& state) {
   const int saved = trace::detail::g_state.exchange(1);
   int x = 0;
   unsigned long long n = 4096;
-  for (auto _ : state) benchmark::DoNotOptimize(exported<false>(&x, n++, 1));
+  for (auto _ : state) benchmark::DoNotOptimize(exported<kPlain>(&x, n++, 1));
   trace::detail::g_state.store(saved);
 }
 
 void BM_Traced(benchmark::State& state) {
   int x = 0;
   unsigned long long n = 4096;
-  for (auto _ : state) benchmark::DoNotOptimize(exported<false>(&x, n++, 1));
+  for (auto _ : state) benchmark::DoNotOptimize(exported<kPlain>(&x, n++, 1));
 }
 
 void BM_TracedBackend(benchmark::State& state) {
   int x = 0;
   unsigned long long n = 4096;
-  for (auto _ : state) benchmark::DoNotOptimize(exported<true>(&x, n++, 1));
+  for (auto _ : state) benchmark::DoNotOptimize(exported<kForwarder>(&x, n++, 1));
 }
 
 BENCHMARK(BM_Baseline)->Iterations(kIterations)->Repetitions(5);
@@ -140,7 +146,7 @@ struct ChildCost {
 // finished) or _exit() (nothing runs), with or without the nested backend span; its CPU time per
 // call, and its trace file's size.
 // `vary`: the pointer argument changes every call too (the count always does; the kind does not).
-ChildCost child_cost(const std::string& base, int calls, bool off, bool quick_exit, bool backend,
+ChildCost child_cost(const std::string& base, int calls, bool off, bool quick_exit, Shape shape,
                      bool vary) {
   ChildCost c;
   const pid_t pid = fork();
@@ -150,8 +156,9 @@ ChildCost child_cost(const std::string& base, int calls, bool off, bool quick_ex
     int x = 0;
     for (int i = 0; i < calls; ++i) {
       void* dst = vary ? reinterpret_cast<void*>(std::uintptr_t{0x100000} + 64u * i) : &x;
-      benchmark::DoNotOptimize(backend ? exported<true>(dst, 4096u + i, 1)
-                                       : exported<false>(dst, 4096u + i, 1));
+      benchmark::DoNotOptimize(shape == kForwarder ? exported<kForwarder>(dst, 4096u + i, 1)
+                               : shape == kInside  ? exported<kInside>(dst, 4096u + i, 1)
+                                                   : exported<kPlain>(dst, 4096u + i, 1));
     }
     if (quick_exit) _exit(0);
     std::exit(0);
@@ -224,17 +231,18 @@ int main(int argc, char** argv) {
       break;
     }
   const std::string trace_path = std::getenv("TORCHADA_TRACE");
-  auto median5 = [&](bool untraced, bool quick, bool backend = false, bool vary = false) {
+  auto median5 = [&](bool untraced, bool quick, Shape shape = kPlain, bool vary = false) {
     ChildCost r[5];
-    for (auto& c : r) c = child_cost(trace_path, kLifetimeCalls, untraced, quick, backend, vary);
+    for (auto& c : r) c = child_cost(trace_path, kLifetimeCalls, untraced, quick, shape, vary);
     std::sort(r, r + 5, [](const ChildCost& a, const ChildCost& b) {
       return a.user_ns + a.sys_ns < b.user_ns + b.sys_ns;
     });
     return r[2];
   };
   const ChildCost off_c = median5(true, false), exit_c = median5(false, false),
-                  quick_c = median5(false, true), backend_c = median5(false, false, true),
-                  vary_c = median5(false, false, false, true);
+                  quick_c = median5(false, true), backend_c = median5(false, false, kForwarder),
+                  inside_c = median5(false, false, kInside),
+                  vary_c = median5(false, false, kPlain, true);
 
   benchmark::Initialize(&argc, argv);
   Summary summary;
@@ -264,10 +272,12 @@ int main(int argc, char** argv) {
         exit_c.bytes > 0 ? static_cast<double>(exit_c.bytes) / kLifetimeCalls : -1.0, rdtsc_ns());
     std::printf(
         "the same with the nested backend span of a forwarded call: %+.2f ns (user %+.2f, sys "
-        "%+.2f), %.1f bytes of trace per call\n",
+        "%+.2f), %.1f bytes of trace per call; with work after the backend call (its own end "
+        "read): %+.2f ns\n",
         backend_c.user_ns + backend_c.sys_ns - off_total, backend_c.user_ns - off_c.user_ns,
         backend_c.sys_ns - off_c.sys_ns,
-        backend_c.bytes > 0 ? static_cast<double>(backend_c.bytes) / kLifetimeCalls : -1.0);
+        backend_c.bytes > 0 ? static_cast<double>(backend_c.bytes) / kLifetimeCalls : -1.0,
+        inside_c.user_ns + inside_c.sys_ns - off_total);
     std::printf(
         "the same with the pointer argument changing every call too: %+.2f ns, %.1f bytes of "
         "trace per call\n",

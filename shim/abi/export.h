@@ -99,11 +99,12 @@ template <class R, class... P, class... A>
 }
 
 // forward() with the backend call recorded as a nested trace event when the export is traced.
+// The generated bodies return its result at once: the backend call ends the export's call.
 template <bool kTraced, class F, class... A>
 [[gnu::always_inline]] inline cudaError_t traced_forward(const char* backend_name, Fn id, F fn,
                                                          A... args) {
   if constexpr (kTraced) {
-    trace::BackendSpan span(backend_name);
+    trace::BackendSpan span(backend_name, trace::BackendSpan::kEndsCall);
     return forward(id, fn, args...);
   } else {
     (void)backend_name;

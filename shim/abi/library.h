@@ -106,11 +106,12 @@ template <class L, class R, class... P, class... A>
 }
 
 // lib_call() with the backend call recorded as a nested trace event when the export is traced.
-template <class L, bool kTraced, class F, class... A>
+// kPosition: kEndsCall where the export returns its result at once (trace::BackendSpan).
+template <class L, bool kTraced, trace::BackendSpan::Position kPosition, class F, class... A>
 [[gnu::always_inline]] inline typename L::Status traced_lib_call(const char* backend_name, Fn id,
                                                                  F fn, A... args) {
   if constexpr (kTraced) {
-    trace::BackendSpan span(backend_name);
+    trace::BackendSpan span(backend_name, kPosition);
     return lib_call<L>(id, fn, args...);
   } else {
     (void)backend_name;

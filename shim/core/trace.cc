@@ -19,10 +19,13 @@
 // pair, where a record of its own cost those and 16 bytes. Most pairs are a kPairTiny, no longer
 // than the call alone (the call's times word shrinks to make room for the two gaps between the
 // calls' starts and ends, a few ns each); else a kPairShort, 8 bytes more (16 when its backend
-// name changed). A call still open when the process stops (another thread's, at exit)
-// is lost with the backend call it finished. Besides the two rdtsc per event, what tracing costs
-// a process over its life is then mostly the kernel's: ~0.45 ns per byte of log on tmpfs
-// (allocating, zeroing and mapping the pages), see bench/shim/trace_bench.cc.
+// name changed). A generated forwarder returns its backend call's result at once
+// (BackendSpan::kEndsCall): the backend call's end is the call's, one clock read fewer (what lay
+// between the two reads was the tracer's own work). A call still open when the process stops
+// (another thread's, at exit) is lost with the backend call it finished. Besides the two rdtsc
+// per event, what tracing costs a process over its life is then mostly the kernel's: ~0.45 ns
+// per byte of log on tmpfs (allocating, zeroing and mapping the pages), see
+// bench/shim/trace_bench.cc.
 //
 // Exit: the library's destructor stops writers (g_closed + an asymmetric barrier, then waits for
 // the few threads copying a record), then converts the log into the JSON file (trace_convert.cc;
@@ -1504,7 +1507,9 @@ void Span::finish(int result) {
   if (done_) return;
   done_ = true;
   if (ts_ == nullptr) return;
-  const std::int64_t end = ticks();
+  // A forwarder's backend call that ended it gives the end (BackendSpan::kEndsCall).
+  const std::int64_t end =
+      ev_.child == detail::kChildDone && ev_.child_ends_call ? ev_.child_end : ticks();
   if (StatCell* c = ts_->stats) {
     StatCell& s = c[static_cast<std::size_t>(fn_)];
     s.calls.store(s.calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -1517,8 +1522,9 @@ void Span::finish(int result) {
   if (ev_.traced) close_event(ts_, gen_, &ev_, end, result);
 }
 
-BackendSpan::BackendSpan(const char* name) {
+BackendSpan::BackendSpan(const char* name, Position position) {
   parent_ = nullptr;
+  position_ = position;
   ev_.traced = false;
   ts_ = nullptr;
   if (!g_trace_on.load(std::memory_order_relaxed)) return;
@@ -1534,6 +1540,7 @@ BackendSpan::BackendSpan(const char* name) {
     OpenEvent* const p = ts_->open_ev[d - 1];
     if (!p->backend && p->child == detail::kNoChild) {
       p->child_name = name;
+      p->child_ends_call = position_ == kEndsCall;
       p->child_start = ticks();
       std::atomic_signal_fence(std::memory_order_seq_cst);
       p->child = detail::kChildOpen;

@@ -1761,7 +1761,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasAsumEx ? ta::nvidia().p_cublasAsumEx(handle, n, x, xType, incx, result, resultType, executiontype) : L::missing(Fn::k_cublasAsumEx);
-  return ta::traced_lib_call<L, kTraced>("mublasAsumEx", Fn::k_cublasAsumEx, be.table.mublasAsumEx, handle, n, x, xType, incx, result, resultType, executiontype);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasAsumEx", Fn::k_cublasAsumEx, be.table.mublasAsumEx, handle, n, x, xType, incx, result, resultType, executiontype);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasAsumEx(cublasHandle_t handle, int n, const void * x, cudaDataType xType, int incx, void * result, cudaDataType resultType, cudaDataType executiontype) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasAsumEx<false, false>(handle, n, x, xType, incx, result, resultType, executiontype);
@@ -1793,7 +1793,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasAsumEx_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasAsumEx_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasAsumEx", Fn::k_cublasAsumEx_64, be.table.mublasAsumEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), result, resultType, executiontype);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasAsumEx", Fn::k_cublasAsumEx_64, be.table.mublasAsumEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), result, resultType, executiontype);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasAsumEx_64(cublasHandle_t handle, int64_t n, const void * x, cudaDataType xType, int64_t incx, void * result, cudaDataType resultType, cudaDataType executiontype) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasAsumEx_64<false, false>(handle, n, x, xType, incx, result, resultType, executiontype);
@@ -1821,7 +1821,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasAxpyEx ? ta::nvidia().p_cublasAxpyEx(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype) : L::missing(Fn::k_cublasAxpyEx);
-  return ta::traced_lib_call<L, kTraced>("mublasAxpyEx", Fn::k_cublasAxpyEx, be.table.mublasAxpyEx, handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasAxpyEx", Fn::k_cublasAxpyEx, be.table.mublasAxpyEx, handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasAxpyEx(cublasHandle_t handle, int n, const void * alpha, cudaDataType alphaType, const void * x, cudaDataType xType, int incx, void * y, cudaDataType yType, int incy, cudaDataType executiontype) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasAxpyEx<false, false>(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
@@ -1855,7 +1855,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasAxpyEx_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasAxpyEx_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasAxpyEx", Fn::k_cublasAxpyEx_64, be.table.mublasAxpyEx, handle, static_cast<int>(n), alpha, alphaType, x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy), executiontype);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasAxpyEx", Fn::k_cublasAxpyEx_64, be.table.mublasAxpyEx, handle, static_cast<int>(n), alpha, alphaType, x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy), executiontype);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasAxpyEx_64(cublasHandle_t handle, int64_t n, const void * alpha, cudaDataType alphaType, const void * x, cudaDataType xType, int64_t incx, void * y, cudaDataType yType, int64_t incy, cudaDataType executiontype) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasAxpyEx_64<false, false>(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
@@ -1917,7 +1917,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCaxpy_v2 ? ta::nvidia().p_cublasCaxpy_v2(handle, n, alpha, x, incx, y, incy) : L::missing(Fn::k_cublasCaxpy_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCaxpy", Fn::k_cublasCaxpy_v2, be.table.mublasCaxpy, handle, n, alpha, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCaxpy", Fn::k_cublasCaxpy_v2, be.table.mublasCaxpy, handle, n, alpha, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCaxpy_v2(cublasHandle_t handle, int n, const cuComplex * alpha, const cuComplex * x, int incx, cuComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCaxpy_v2<false, false>(handle, n, alpha, x, incx, y, incy);
@@ -1951,7 +1951,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCaxpy_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasCaxpy_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasCaxpy", Fn::k_cublasCaxpy_v2_64, be.table.mublasCaxpy, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCaxpy", Fn::k_cublasCaxpy_v2_64, be.table.mublasCaxpy, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex * alpha, const cuComplex * x, int64_t incx, cuComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCaxpy_v2_64<false, false>(handle, n, alpha, x, incx, y, incy);
@@ -2024,7 +2024,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCcopy_v2 ? ta::nvidia().p_cublasCcopy_v2(handle, n, x, incx, y, incy) : L::missing(Fn::k_cublasCcopy_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCcopy", Fn::k_cublasCcopy_v2, be.table.mublasCcopy, handle, n, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCcopy", Fn::k_cublasCcopy_v2, be.table.mublasCcopy, handle, n, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCcopy_v2(cublasHandle_t handle, int n, const cuComplex * x, int incx, cuComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCcopy_v2<false, false>(handle, n, x, incx, y, incy);
@@ -2058,7 +2058,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCcopy_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasCcopy_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasCcopy", Fn::k_cublasCcopy_v2_64, be.table.mublasCcopy, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCcopy", Fn::k_cublasCcopy_v2_64, be.table.mublasCcopy, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex * x, int64_t incx, cuComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCcopy_v2_64<false, false>(handle, n, x, incx, y, incy);
@@ -2086,7 +2086,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCdgmm ? ta::nvidia().p_cublasCdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc) : L::missing(Fn::k_cublasCdgmm);
-  return ta::traced_lib_call<L, kTraced>("mublasCdgmm", Fn::k_cublasCdgmm, be.table.mublasCdgmm, handle, mode, m, n, A, lda, x, incx, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCdgmm", Fn::k_cublasCdgmm, be.table.mublasCdgmm, handle, mode, m, n, A, lda, x, incx, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex * A, int lda, const cuComplex * x, int incx, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCdgmm<false, false>(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -2124,7 +2124,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCdgmm_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCdgmm_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCdgmm", Fn::k_cublasCdgmm_64, be.table.mublasCdgmm, handle, mode, static_cast<int>(m), static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx), C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCdgmm", Fn::k_cublasCdgmm_64, be.table.mublasCdgmm, handle, mode, static_cast<int>(m), static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx), C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex * A, int64_t lda, const cuComplex * x, int64_t incx, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCdgmm_64<false, false>(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -2180,7 +2180,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCdotc_v2 ? ta::nvidia().p_cublasCdotc_v2(handle, n, x, incx, y, incy, result) : L::missing(Fn::k_cublasCdotc_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCdotc", Fn::k_cublasCdotc_v2, be.table.mublasCdotc, handle, n, x, incx, y, incy, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCdotc", Fn::k_cublasCdotc_v2, be.table.mublasCdotc, handle, n, x, incx, y, incy, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCdotc_v2(cublasHandle_t handle, int n, const cuComplex * x, int incx, const cuComplex * y, int incy, cuComplex * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCdotc_v2<false, false>(handle, n, x, incx, y, incy, result);
@@ -2214,7 +2214,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCdotc_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasCdotc_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasCdotc", Fn::k_cublasCdotc_v2_64, be.table.mublasCdotc, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCdotc", Fn::k_cublasCdotc_v2_64, be.table.mublasCdotc, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, const cuComplex * x, int64_t incx, const cuComplex * y, int64_t incy, cuComplex * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCdotc_v2_64<false, false>(handle, n, x, incx, y, incy, result);
@@ -2270,7 +2270,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCdotu_v2 ? ta::nvidia().p_cublasCdotu_v2(handle, n, x, incx, y, incy, result) : L::missing(Fn::k_cublasCdotu_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCdotu", Fn::k_cublasCdotu_v2, be.table.mublasCdotu, handle, n, x, incx, y, incy, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCdotu", Fn::k_cublasCdotu_v2, be.table.mublasCdotu, handle, n, x, incx, y, incy, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCdotu_v2(cublasHandle_t handle, int n, const cuComplex * x, int incx, const cuComplex * y, int incy, cuComplex * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCdotu_v2<false, false>(handle, n, x, incx, y, incy, result);
@@ -2304,7 +2304,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCdotu_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasCdotu_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasCdotu", Fn::k_cublasCdotu_v2_64, be.table.mublasCdotu, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCdotu", Fn::k_cublasCdotu_v2_64, be.table.mublasCdotu, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, const cuComplex * x, int64_t incx, const cuComplex * y, int64_t incy, cuComplex * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCdotu_v2_64<false, false>(handle, n, x, incx, y, incy, result);
@@ -2366,7 +2366,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgbmv_v2 ? ta::nvidia().p_cublasCgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasCgbmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCgbmv", Fn::k_cublasCgbmv_v2, be.table.mublasCgbmv, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgbmv", Fn::k_cublasCgbmv_v2, be.table.mublasCgbmv, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * x, int incx, const cuComplex * beta, cuComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgbmv_v2<false, false>(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -2408,7 +2408,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgbmv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasCgbmv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasCgbmv", Fn::k_cublasCgbmv_v2_64, be.table.mublasCgbmv, handle, trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(kl), static_cast<int>(ku), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgbmv", Fn::k_cublasCgbmv_v2_64, be.table.mublasCgbmv, handle, trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(kl), static_cast<int>(ku), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * x, int64_t incx, const cuComplex * beta, cuComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgbmv_v2_64<false, false>(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -2436,7 +2436,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgeam ? ta::nvidia().p_cublasCgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc) : L::missing(Fn::k_cublasCgeam);
-  return ta::traced_lib_call<L, kTraced>("mublasCgeam", Fn::k_cublasCgeam, be.table.mublasCgeam, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgeam", Fn::k_cublasCgeam, be.table.mublasCgeam, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * beta, const cuComplex * B, int ldb, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgeam<false, false>(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -2474,7 +2474,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgeam_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCgeam_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCgeam", Fn::k_cublasCgeam_64, be.table.mublasCgeam, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), beta, B, static_cast<int>(ldb), C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgeam", Fn::k_cublasCgeam_64, be.table.mublasCgeam, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), beta, B, static_cast<int>(ldb), C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * beta, const cuComplex * B, int64_t ldb, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgeam_64<false, false>(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -2502,7 +2502,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgelsBatched ? ta::nvidia().p_cublasCgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize) : L::missing(Fn::k_cublasCgelsBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCgelsBatched", Fn::k_cublasCgelsBatched, be.table.mublasCgelsBatched, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgelsBatched", Fn::k_cublasCgelsBatched, be.table.mublasCgelsBatched, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int * info, int * devInfoArray, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgelsBatched<false, false>(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -2563,7 +2563,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgemm3m ? ta::nvidia().p_cublasCgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasCgemm3m);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemm3m", Fn::k_cublasCgemm3m, be.table.mublasCgemm3m, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemm3m", Fn::k_cublasCgemm3m, be.table.mublasCgemm3m, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * B, int ldb, const cuComplex * beta, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemm3m<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -2591,7 +2591,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgemm3mBatched ? ta::nvidia().p_cublasCgemm3mBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount) : L::missing(Fn::k_cublasCgemm3mBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemm3mBatched", Fn::k_cublasCgemm3mBatched, be.table.mublasCgemm3mBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemm3mBatched", Fn::k_cublasCgemm3mBatched, be.table.mublasCgemm3mBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemm3mBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex * alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex * beta, cuComplex *const Carray[], int ldc, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemm3mBatched<false, false>(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -2633,7 +2633,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgemm3mBatched_64, "ldc", ldc);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasCgemm3mBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemm3mBatched", Fn::k_cublasCgemm3mBatched_64, be.table.mublasCgemm3mBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, Aarray, static_cast<int>(lda), Barray, static_cast<int>(ldb), beta, Carray, static_cast<int>(ldc), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemm3mBatched", Fn::k_cublasCgemm3mBatched_64, be.table.mublasCgemm3mBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, Aarray, static_cast<int>(lda), Barray, static_cast<int>(ldb), beta, Carray, static_cast<int>(ldc), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemm3mBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex * alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex * beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemm3mBatched_64<false, false>(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -2661,7 +2661,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgemm3mEx ? ta::nvidia().p_cublasCgemm3mEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc) : L::missing(Fn::k_cublasCgemm3mEx);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemm3mEx", Fn::k_cublasCgemm3mEx, be.table.mublasCgemm3mEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemm3mEx", Fn::k_cublasCgemm3mEx, be.table.mublasCgemm3mEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemm3mEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex * alpha, const void * A, cudaDataType Atype, int lda, const void * B, cudaDataType Btype, int ldb, const cuComplex * beta, void * C, cudaDataType Ctype, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemm3mEx<false, false>(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -2701,7 +2701,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgemm3mEx_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCgemm3mEx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemm3mEx", Fn::k_cublasCgemm3mEx_64, be.table.mublasCgemm3mEx, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), B, Btype, static_cast<int>(ldb), beta, C, Ctype, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemm3mEx", Fn::k_cublasCgemm3mEx_64, be.table.mublasCgemm3mEx, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), B, Btype, static_cast<int>(ldb), beta, C, Ctype, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemm3mEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex * alpha, const void * A, cudaDataType Atype, int64_t lda, const void * B, cudaDataType Btype, int64_t ldb, const cuComplex * beta, void * C, cudaDataType Ctype, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemm3mEx_64<false, false>(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -2729,7 +2729,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgemm3mStridedBatched ? ta::nvidia().p_cublasCgemm3mStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount) : L::missing(Fn::k_cublasCgemm3mStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemm3mStridedBatched", Fn::k_cublasCgemm3mStridedBatched, be.table.mublasCgemm3mStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemm3mStridedBatched", Fn::k_cublasCgemm3mStridedBatched, be.table.mublasCgemm3mStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemm3mStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex * alpha, const cuComplex * A, int lda, long long strideA, const cuComplex * B, int ldb, long long strideB, const cuComplex * beta, cuComplex * C, int ldc, long long strideC, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemm3mStridedBatched<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -2771,7 +2771,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgemm3mStridedBatched_64, "ldc", ldc);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasCgemm3mStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemm3mStridedBatched", Fn::k_cublasCgemm3mStridedBatched_64, be.table.mublasCgemm3mStridedBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb), strideB, beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemm3mStridedBatched", Fn::k_cublasCgemm3mStridedBatched_64, be.table.mublasCgemm3mStridedBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb), strideB, beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex * alpha, const cuComplex * A, int64_t lda, long long strideA, const cuComplex * B, int64_t ldb, long long strideB, const cuComplex * beta, cuComplex * C, int64_t ldc, long long strideC, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemm3mStridedBatched_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -2811,7 +2811,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgemm3m_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCgemm3m_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemm3m", Fn::k_cublasCgemm3m_64, be.table.mublasCgemm3m, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemm3m", Fn::k_cublasCgemm3m_64, be.table.mublasCgemm3m, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * B, int64_t ldb, const cuComplex * beta, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemm3m_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -2839,7 +2839,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgemmBatched ? ta::nvidia().p_cublasCgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount) : L::missing(Fn::k_cublasCgemmBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemmBatched", Fn::k_cublasCgemmBatched, be.table.mublasCgemmBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemmBatched", Fn::k_cublasCgemmBatched, be.table.mublasCgemmBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex * alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex * beta, cuComplex *const Carray[], int ldc, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemmBatched<false, false>(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -2881,7 +2881,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgemmBatched_64, "ldc", ldc);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasCgemmBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemmBatched", Fn::k_cublasCgemmBatched_64, be.table.mublasCgemmBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, Aarray, static_cast<int>(lda), Barray, static_cast<int>(ldb), beta, Carray, static_cast<int>(ldc), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemmBatched", Fn::k_cublasCgemmBatched_64, be.table.mublasCgemmBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, Aarray, static_cast<int>(lda), Barray, static_cast<int>(ldb), beta, Carray, static_cast<int>(ldc), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex * alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex * beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemmBatched_64<false, false>(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -2909,7 +2909,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgemmEx ? ta::nvidia().p_cublasCgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc) : L::missing(Fn::k_cublasCgemmEx);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemmEx", Fn::k_cublasCgemmEx, be.table.mublasCgemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemmEx", Fn::k_cublasCgemmEx, be.table.mublasCgemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex * alpha, const void * A, cudaDataType Atype, int lda, const void * B, cudaDataType Btype, int ldb, const cuComplex * beta, void * C, cudaDataType Ctype, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemmEx<false, false>(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -2949,7 +2949,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgemmEx_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCgemmEx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemmEx", Fn::k_cublasCgemmEx_64, be.table.mublasCgemmEx, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), B, Btype, static_cast<int>(ldb), beta, C, Ctype, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemmEx", Fn::k_cublasCgemmEx_64, be.table.mublasCgemmEx, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), B, Btype, static_cast<int>(ldb), beta, C, Ctype, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex * alpha, const void * A, cudaDataType Atype, int64_t lda, const void * B, cudaDataType Btype, int64_t ldb, const cuComplex * beta, void * C, cudaDataType Ctype, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemmEx_64<false, false>(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -2977,7 +2977,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgemmStridedBatched ? ta::nvidia().p_cublasCgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount) : L::missing(Fn::k_cublasCgemmStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemmStridedBatched", Fn::k_cublasCgemmStridedBatched, be.table.mublasCgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemmStridedBatched", Fn::k_cublasCgemmStridedBatched, be.table.mublasCgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex * alpha, const cuComplex * A, int lda, long long strideA, const cuComplex * B, int ldb, long long strideB, const cuComplex * beta, cuComplex * C, int ldc, long long strideC, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemmStridedBatched<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -3019,7 +3019,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgemmStridedBatched_64, "ldc", ldc);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasCgemmStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemmStridedBatched", Fn::k_cublasCgemmStridedBatched_64, be.table.mublasCgemmStridedBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb), strideB, beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemmStridedBatched", Fn::k_cublasCgemmStridedBatched_64, be.table.mublasCgemmStridedBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb), strideB, beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex * alpha, const cuComplex * A, int64_t lda, long long strideA, const cuComplex * B, int64_t ldb, long long strideB, const cuComplex * beta, cuComplex * C, int64_t ldc, long long strideC, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemmStridedBatched_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -3047,7 +3047,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgemm_v2 ? ta::nvidia().p_cublasCgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasCgemm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemm", Fn::k_cublasCgemm_v2, be.table.mublasCgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemm", Fn::k_cublasCgemm_v2, be.table.mublasCgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * B, int ldb, const cuComplex * beta, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemm_v2<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -3087,7 +3087,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgemm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCgemm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemm", Fn::k_cublasCgemm_v2_64, be.table.mublasCgemm, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemm", Fn::k_cublasCgemm_v2_64, be.table.mublasCgemm, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * B, int64_t ldb, const cuComplex * beta, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemm_v2_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -3149,7 +3149,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgemvBatched ? ta::nvidia().p_cublasCgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) : L::missing(Fn::k_cublasCgemvBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemvBatched", Fn::k_cublasCgemvBatched, be.table.mublasCgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemvBatched", Fn::k_cublasCgemvBatched, be.table.mublasCgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex * alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex * beta, cuComplex *const yarray[], int incy, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemvBatched<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -3188,7 +3188,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgemvBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasCgemvBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemvBatched", Fn::k_cublasCgemvBatched_64, be.table.mublasCgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemvBatched", Fn::k_cublasCgemvBatched_64, be.table.mublasCgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex * alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex * beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemvBatched_64<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -3215,7 +3215,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgemvStridedBatched ? ta::nvidia().p_cublasCgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) : L::missing(Fn::k_cublasCgemvStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemvStridedBatched", Fn::k_cublasCgemvStridedBatched, be.table.mublasCgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemvStridedBatched", Fn::k_cublasCgemvStridedBatched, be.table.mublasCgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex * alpha, const cuComplex * A, int lda, long long strideA, const cuComplex * x, int incx, long long stridex, const cuComplex * beta, cuComplex * y, int incy, long long stridey, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemvStridedBatched<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -3255,7 +3255,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgemvStridedBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasCgemvStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemvStridedBatched", Fn::k_cublasCgemvStridedBatched_64, be.table.mublasCgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemvStridedBatched", Fn::k_cublasCgemvStridedBatched_64, be.table.mublasCgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex * alpha, const cuComplex * A, int64_t lda, long long strideA, const cuComplex * x, int64_t incx, long long stridex, const cuComplex * beta, cuComplex * y, int64_t incy, long long stridey, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemvStridedBatched_64<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -3283,7 +3283,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgemv_v2 ? ta::nvidia().p_cublasCgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasCgemv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemv", Fn::k_cublasCgemv_v2, be.table.mublasCgemv, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemv", Fn::k_cublasCgemv_v2, be.table.mublasCgemv, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * x, int incx, const cuComplex * beta, cuComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemv_v2<false, false>(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -3321,7 +3321,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgemv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasCgemv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasCgemv", Fn::k_cublasCgemv_v2_64, be.table.mublasCgemv, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgemv", Fn::k_cublasCgemv_v2_64, be.table.mublasCgemv, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * x, int64_t incx, const cuComplex * beta, cuComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgemv_v2_64<false, false>(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -3349,7 +3349,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgeqrfBatched ? ta::nvidia().p_cublasCgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize) : L::missing(Fn::k_cublasCgeqrfBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCgeqrfBatched", Fn::k_cublasCgeqrfBatched, be.table.mublasCgeqrfBatched, handle, m, n, Aarray, lda, TauArray, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgeqrfBatched", Fn::k_cublasCgeqrfBatched, be.table.mublasCgeqrfBatched, handle, m, n, Aarray, lda, TauArray, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgeqrfBatched(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgeqrfBatched<false, false>(handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -3409,7 +3409,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgerc_v2 ? ta::nvidia().p_cublasCgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda) : L::missing(Fn::k_cublasCgerc_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCgerc", Fn::k_cublasCgerc_v2, be.table.mublasCgerc, handle, m, n, alpha, x, incx, y, incy, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgerc", Fn::k_cublasCgerc_v2, be.table.mublasCgerc, handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgerc_v2(cublasHandle_t handle, int m, int n, const cuComplex * alpha, const cuComplex * x, int incx, const cuComplex * y, int incy, cuComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgerc_v2<false, false>(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -3447,7 +3447,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgerc_v2_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasCgerc_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasCgerc", Fn::k_cublasCgerc_v2_64, be.table.mublasCgerc, handle, static_cast<int>(m), static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgerc", Fn::k_cublasCgerc_v2_64, be.table.mublasCgerc, handle, static_cast<int>(m), static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex * alpha, const cuComplex * x, int64_t incx, const cuComplex * y, int64_t incy, cuComplex * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgerc_v2_64<false, false>(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -3509,7 +3509,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgeru_v2 ? ta::nvidia().p_cublasCgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda) : L::missing(Fn::k_cublasCgeru_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCgeru", Fn::k_cublasCgeru_v2, be.table.mublasCgeru, handle, m, n, alpha, x, incx, y, incy, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgeru", Fn::k_cublasCgeru_v2, be.table.mublasCgeru, handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgeru_v2(cublasHandle_t handle, int m, int n, const cuComplex * alpha, const cuComplex * x, int incx, const cuComplex * y, int incy, cuComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgeru_v2<false, false>(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -3547,7 +3547,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCgeru_v2_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasCgeru_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasCgeru", Fn::k_cublasCgeru_v2_64, be.table.mublasCgeru, handle, static_cast<int>(m), static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgeru", Fn::k_cublasCgeru_v2_64, be.table.mublasCgeru, handle, static_cast<int>(m), static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex * alpha, const cuComplex * x, int64_t incx, const cuComplex * y, int64_t incy, cuComplex * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgeru_v2_64<false, false>(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -3575,7 +3575,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgetrfBatched ? ta::nvidia().p_cublasCgetrfBatched(handle, n, A, lda, P, info, batchSize) : L::missing(Fn::k_cublasCgetrfBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCgetrfBatched", Fn::k_cublasCgetrfBatched, be.table.mublasCgetrfBatched, handle, n, A, lda, P, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgetrfBatched", Fn::k_cublasCgetrfBatched, be.table.mublasCgetrfBatched, handle, n, A, lda, P, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int * P, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgetrfBatched<false, false>(handle, n, A, lda, P, info, batchSize);
@@ -3602,7 +3602,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgetriBatched ? ta::nvidia().p_cublasCgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize) : L::missing(Fn::k_cublasCgetriBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCgetriBatched", Fn::k_cublasCgetriBatched, be.table.mublasCgetriBatched, handle, n, A, lda, P, C, ldc, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgetriBatched", Fn::k_cublasCgetriBatched, be.table.mublasCgetriBatched, handle, n, A, lda, P, C, ldc, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int * P, cuComplex *const C[], int ldc, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgetriBatched<false, false>(handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -3628,7 +3628,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCgetrsBatched ? ta::nvidia().p_cublasCgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize) : L::missing(Fn::k_cublasCgetrsBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCgetrsBatched", Fn::k_cublasCgetrsBatched, be.table.mublasCgetrsBatched, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCgetrsBatched", Fn::k_cublasCgetrsBatched, be.table.mublasCgetrsBatched, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int * devIpiv, cuComplex *const Barray[], int ldb, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCgetrsBatched<false, false>(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -3689,7 +3689,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasChbmv_v2 ? ta::nvidia().p_cublasChbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasChbmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasChbmv", Fn::k_cublasChbmv_v2, be.table.mublasChbmv, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasChbmv", Fn::k_cublasChbmv_v2, be.table.mublasChbmv, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * x, int incx, const cuComplex * beta, cuComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasChbmv_v2<false, false>(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -3727,7 +3727,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasChbmv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasChbmv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasChbmv", Fn::k_cublasChbmv_v2_64, be.table.mublasChbmv, handle, uplo, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasChbmv", Fn::k_cublasChbmv_v2_64, be.table.mublasChbmv, handle, uplo, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * x, int64_t incx, const cuComplex * beta, cuComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasChbmv_v2_64<false, false>(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -3789,7 +3789,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasChemm_v2 ? ta::nvidia().p_cublasChemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasChemm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasChemm", Fn::k_cublasChemm_v2, be.table.mublasChemm, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasChemm", Fn::k_cublasChemm_v2, be.table.mublasChemm, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * B, int ldb, const cuComplex * beta, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasChemm_v2<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -3827,7 +3827,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasChemm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasChemm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasChemm", Fn::k_cublasChemm_v2_64, be.table.mublasChemm, handle, side, uplo, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasChemm", Fn::k_cublasChemm_v2_64, be.table.mublasChemm, handle, side, uplo, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * B, int64_t ldb, const cuComplex * beta, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasChemm_v2_64<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -3889,7 +3889,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasChemv_v2 ? ta::nvidia().p_cublasChemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasChemv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasChemv", Fn::k_cublasChemv_v2, be.table.mublasChemv, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasChemv", Fn::k_cublasChemv_v2, be.table.mublasChemv, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * x, int incx, const cuComplex * beta, cuComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasChemv_v2<false, false>(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -3925,7 +3925,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasChemv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasChemv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasChemv", Fn::k_cublasChemv_v2_64, be.table.mublasChemv, handle, uplo, static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasChemv", Fn::k_cublasChemv_v2_64, be.table.mublasChemv, handle, uplo, static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * x, int64_t incx, const cuComplex * beta, cuComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasChemv_v2_64<false, false>(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -4021,7 +4021,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCher2_v2 ? ta::nvidia().p_cublasCher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda) : L::missing(Fn::k_cublasCher2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCher2", Fn::k_cublasCher2_v2, be.table.mublasCher2, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCher2", Fn::k_cublasCher2_v2, be.table.mublasCher2, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex * alpha, const cuComplex * x, int incx, const cuComplex * y, int incy, cuComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCher2_v2<false, false>(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -4057,7 +4057,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCher2_v2_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasCher2_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasCher2", Fn::k_cublasCher2_v2_64, be.table.mublasCher2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCher2", Fn::k_cublasCher2_v2_64, be.table.mublasCher2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex * alpha, const cuComplex * x, int64_t incx, const cuComplex * y, int64_t incy, cuComplex * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCher2_v2_64<false, false>(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -4119,7 +4119,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCher2k_v2 ? ta::nvidia().p_cublasCher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasCher2k_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCher2k", Fn::k_cublasCher2k_v2, be.table.mublasCher2k, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCher2k", Fn::k_cublasCher2k_v2, be.table.mublasCher2k, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * B, int ldb, const float * beta, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCher2k_v2<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -4157,7 +4157,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCher2k_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCher2k_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCher2k", Fn::k_cublasCher2k_v2_64, be.table.mublasCher2k, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCher2k", Fn::k_cublasCher2k_v2_64, be.table.mublasCher2k, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * B, int64_t ldb, const float * beta, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCher2k_v2_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -4185,7 +4185,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCher_v2 ? ta::nvidia().p_cublasCher_v2(handle, uplo, n, alpha, x, incx, A, lda) : L::missing(Fn::k_cublasCher_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCher", Fn::k_cublasCher_v2, be.table.mublasCher, handle, uplo, n, alpha, x, incx, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCher", Fn::k_cublasCher_v2, be.table.mublasCher, handle, uplo, n, alpha, x, incx, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float * alpha, const cuComplex * x, int incx, cuComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCher_v2<false, false>(handle, uplo, n, alpha, x, incx, A, lda);
@@ -4219,7 +4219,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCher_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasCher_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasCher", Fn::k_cublasCher_v2_64, be.table.mublasCher, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCher", Fn::k_cublasCher_v2_64, be.table.mublasCher, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float * alpha, const cuComplex * x, int64_t incx, cuComplex * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCher_v2_64<false, false>(handle, uplo, n, alpha, x, incx, A, lda);
@@ -4281,7 +4281,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCherk3mEx ? ta::nvidia().p_cublasCherk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc) : L::missing(Fn::k_cublasCherk3mEx);
-  return ta::traced_lib_call<L, kTraced>("mublasCherk3mEx", Fn::k_cublasCherk3mEx, be.table.mublasCherk3mEx, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCherk3mEx", Fn::k_cublasCherk3mEx, be.table.mublasCherk3mEx, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCherk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float * alpha, const void * A, cudaDataType Atype, int lda, const float * beta, void * C, cudaDataType Ctype, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCherk3mEx<false, false>(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -4317,7 +4317,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCherk3mEx_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCherk3mEx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCherk3mEx", Fn::k_cublasCherk3mEx_64, be.table.mublasCherk3mEx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), beta, C, Ctype, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCherk3mEx", Fn::k_cublasCherk3mEx_64, be.table.mublasCherk3mEx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), beta, C, Ctype, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCherk3mEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float * alpha, const void * A, cudaDataType Atype, int64_t lda, const float * beta, void * C, cudaDataType Ctype, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCherk3mEx_64<false, false>(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -4345,7 +4345,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCherkEx ? ta::nvidia().p_cublasCherkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc) : L::missing(Fn::k_cublasCherkEx);
-  return ta::traced_lib_call<L, kTraced>("mublasCherkEx", Fn::k_cublasCherkEx, be.table.mublasCherkEx, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCherkEx", Fn::k_cublasCherkEx, be.table.mublasCherkEx, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCherkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float * alpha, const void * A, cudaDataType Atype, int lda, const float * beta, void * C, cudaDataType Ctype, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCherkEx<false, false>(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -4381,7 +4381,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCherkEx_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCherkEx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCherkEx", Fn::k_cublasCherkEx_64, be.table.mublasCherkEx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), beta, C, Ctype, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCherkEx", Fn::k_cublasCherkEx_64, be.table.mublasCherkEx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), beta, C, Ctype, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCherkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float * alpha, const void * A, cudaDataType Atype, int64_t lda, const float * beta, void * C, cudaDataType Ctype, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCherkEx_64<false, false>(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -4409,7 +4409,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCherk_v2 ? ta::nvidia().p_cublasCherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) : L::missing(Fn::k_cublasCherk_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCherk", Fn::k_cublasCherk_v2, be.table.mublasCherk, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCherk", Fn::k_cublasCherk_v2, be.table.mublasCherk, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float * alpha, const cuComplex * A, int lda, const float * beta, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCherk_v2<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -4445,7 +4445,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCherk_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCherk_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCherk", Fn::k_cublasCherk_v2_64, be.table.mublasCherk, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCherk", Fn::k_cublasCherk_v2_64, be.table.mublasCherk, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float * alpha, const cuComplex * A, int64_t lda, const float * beta, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCherk_v2_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -4473,7 +4473,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCherkx ? ta::nvidia().p_cublasCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasCherkx);
-  return ta::traced_lib_call<L, kTraced>("mublasCherkx", Fn::k_cublasCherkx, be.table.mublasCherkx, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCherkx", Fn::k_cublasCherkx, be.table.mublasCherkx, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * B, int ldb, const float * beta, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCherkx<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -4511,7 +4511,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCherkx_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCherkx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCherkx", Fn::k_cublasCherkx_64, be.table.mublasCherkx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCherkx", Fn::k_cublasCherkx_64, be.table.mublasCherkx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * B, int64_t ldb, const float * beta, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCherkx_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -4573,7 +4573,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasChpmv_v2 ? ta::nvidia().p_cublasChpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy) : L::missing(Fn::k_cublasChpmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasChpmv", Fn::k_cublasChpmv_v2, be.table.mublasChpmv, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasChpmv", Fn::k_cublasChpmv_v2, be.table.mublasChpmv, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex * alpha, const cuComplex * AP, const cuComplex * x, int incx, const cuComplex * beta, cuComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasChpmv_v2<false, false>(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -4607,7 +4607,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasChpmv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasChpmv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasChpmv", Fn::k_cublasChpmv_v2_64, be.table.mublasChpmv, handle, uplo, static_cast<int>(n), alpha, AP, x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasChpmv", Fn::k_cublasChpmv_v2_64, be.table.mublasChpmv, handle, uplo, static_cast<int>(n), alpha, AP, x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex * alpha, const cuComplex * AP, const cuComplex * x, int64_t incx, const cuComplex * beta, cuComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasChpmv_v2_64<false, false>(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -4703,7 +4703,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasChpr2_v2 ? ta::nvidia().p_cublasChpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP) : L::missing(Fn::k_cublasChpr2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasChpr2", Fn::k_cublasChpr2_v2, be.table.mublasChpr2, handle, uplo, n, alpha, x, incx, y, incy, AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasChpr2", Fn::k_cublasChpr2_v2, be.table.mublasChpr2, handle, uplo, n, alpha, x, incx, y, incy, AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex * alpha, const cuComplex * x, int incx, const cuComplex * y, int incy, cuComplex * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasChpr2_v2<false, false>(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -4737,7 +4737,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasChpr2_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasChpr2_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasChpr2", Fn::k_cublasChpr2_v2_64, be.table.mublasChpr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasChpr2", Fn::k_cublasChpr2_v2_64, be.table.mublasChpr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex * alpha, const cuComplex * x, int64_t incx, const cuComplex * y, int64_t incy, cuComplex * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasChpr2_v2_64<false, false>(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -4765,7 +4765,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasChpr_v2 ? ta::nvidia().p_cublasChpr_v2(handle, uplo, n, alpha, x, incx, AP) : L::missing(Fn::k_cublasChpr_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasChpr", Fn::k_cublasChpr_v2, be.table.mublasChpr, handle, uplo, n, alpha, x, incx, AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasChpr", Fn::k_cublasChpr_v2, be.table.mublasChpr, handle, uplo, n, alpha, x, incx, AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float * alpha, const cuComplex * x, int incx, cuComplex * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasChpr_v2<false, false>(handle, uplo, n, alpha, x, incx, AP);
@@ -4797,7 +4797,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasChpr_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasChpr_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasChpr", Fn::k_cublasChpr_v2_64, be.table.mublasChpr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasChpr", Fn::k_cublasChpr_v2_64, be.table.mublasChpr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float * alpha, const cuComplex * x, int64_t incx, cuComplex * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasChpr_v2_64<false, false>(handle, uplo, n, alpha, x, incx, AP);
@@ -4825,7 +4825,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCmatinvBatched ? ta::nvidia().p_cublasCmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize) : L::missing(Fn::k_cublasCmatinvBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCmatinvBatched", Fn::k_cublasCmatinvBatched, be.table.mublasCmatinvBatched, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCmatinvBatched", Fn::k_cublasCmatinvBatched, be.table.mublasCmatinvBatched, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCmatinvBatched(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCmatinvBatched<false, false>(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -4851,7 +4851,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCopyEx ? ta::nvidia().p_cublasCopyEx(handle, n, x, xType, incx, y, yType, incy) : L::missing(Fn::k_cublasCopyEx);
-  return ta::traced_lib_call<L, kTraced>("mublasCopyEx", Fn::k_cublasCopyEx, be.table.mublasCopyEx, handle, n, x, xType, incx, y, yType, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCopyEx", Fn::k_cublasCopyEx, be.table.mublasCopyEx, handle, n, x, xType, incx, y, yType, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCopyEx(cublasHandle_t handle, int n, const void * x, cudaDataType xType, int incx, void * y, cudaDataType yType, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCopyEx<false, false>(handle, n, x, xType, incx, y, yType, incy);
@@ -4885,7 +4885,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCopyEx_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasCopyEx_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasCopyEx", Fn::k_cublasCopyEx_64, be.table.mublasCopyEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCopyEx", Fn::k_cublasCopyEx_64, be.table.mublasCopyEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCopyEx_64(cublasHandle_t handle, int64_t n, const void * x, cudaDataType xType, int64_t incx, void * y, cudaDataType yType, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCopyEx_64<false, false>(handle, n, x, xType, incx, y, yType, incy);
@@ -4970,7 +4970,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCrot_v2 ? ta::nvidia().p_cublasCrot_v2(handle, n, x, incx, y, incy, c, s) : L::missing(Fn::k_cublasCrot_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCrot", Fn::k_cublasCrot_v2, be.table.mublasCrot, handle, n, x, incx, y, incy, c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCrot", Fn::k_cublasCrot_v2, be.table.mublasCrot, handle, n, x, incx, y, incy, c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCrot_v2(cublasHandle_t handle, int n, cuComplex * x, int incx, cuComplex * y, int incy, const float * c, const cuComplex * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCrot_v2<false, false>(handle, n, x, incx, y, incy, c, s);
@@ -5004,7 +5004,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCrot_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasCrot_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasCrot", Fn::k_cublasCrot_v2_64, be.table.mublasCrot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCrot", Fn::k_cublasCrot_v2_64, be.table.mublasCrot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex * x, int64_t incx, cuComplex * y, int64_t incy, const float * c, const cuComplex * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCrot_v2_64<false, false>(handle, n, x, incx, y, incy, c, s);
@@ -5064,7 +5064,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCrotg_v2 ? ta::nvidia().p_cublasCrotg_v2(handle, a, b, c, s) : L::missing(Fn::k_cublasCrotg_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCrotg", Fn::k_cublasCrotg_v2, be.table.mublasCrotg, handle, a, b, c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCrotg", Fn::k_cublasCrotg_v2, be.table.mublasCrotg, handle, a, b, c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCrotg_v2(cublasHandle_t handle, cuComplex * a, cuComplex * b, float * c, cuComplex * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCrotg_v2<false, false>(handle, a, b, c, s);
@@ -5123,7 +5123,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCscal_v2 ? ta::nvidia().p_cublasCscal_v2(handle, n, alpha, x, incx) : L::missing(Fn::k_cublasCscal_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCscal", Fn::k_cublasCscal_v2, be.table.mublasCscal, handle, n, alpha, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCscal", Fn::k_cublasCscal_v2, be.table.mublasCscal, handle, n, alpha, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex * alpha, cuComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCscal_v2<false, false>(handle, n, alpha, x, incx);
@@ -5154,7 +5154,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCscal_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasCscal_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasCscal", Fn::k_cublasCscal_v2_64, be.table.mublasCscal, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCscal", Fn::k_cublasCscal_v2_64, be.table.mublasCscal, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCscal_v2_64(cublasHandle_t handle, int64_t n, const cuComplex * alpha, cuComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCscal_v2_64<false, false>(handle, n, alpha, x, incx);
@@ -5215,7 +5215,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCsrot_v2 ? ta::nvidia().p_cublasCsrot_v2(handle, n, x, incx, y, incy, c, s) : L::missing(Fn::k_cublasCsrot_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCsrot", Fn::k_cublasCsrot_v2, be.table.mublasCsrot, handle, n, x, incx, y, incy, c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsrot", Fn::k_cublasCsrot_v2, be.table.mublasCsrot, handle, n, x, incx, y, incy, c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex * x, int incx, cuComplex * y, int incy, const float * c, const float * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsrot_v2<false, false>(handle, n, x, incx, y, incy, c, s);
@@ -5249,7 +5249,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCsrot_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasCsrot_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasCsrot", Fn::k_cublasCsrot_v2_64, be.table.mublasCsrot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsrot", Fn::k_cublasCsrot_v2_64, be.table.mublasCsrot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex * x, int64_t incx, cuComplex * y, int64_t incy, const float * c, const float * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsrot_v2_64<false, false>(handle, n, x, incx, y, incy, c, s);
@@ -5309,7 +5309,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCsscal_v2 ? ta::nvidia().p_cublasCsscal_v2(handle, n, alpha, x, incx) : L::missing(Fn::k_cublasCsscal_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCsscal", Fn::k_cublasCsscal_v2, be.table.mublasCsscal, handle, n, alpha, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsscal", Fn::k_cublasCsscal_v2, be.table.mublasCsscal, handle, n, alpha, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsscal_v2(cublasHandle_t handle, int n, const float * alpha, cuComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsscal_v2<false, false>(handle, n, alpha, x, incx);
@@ -5340,7 +5340,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCsscal_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasCsscal_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasCsscal", Fn::k_cublasCsscal_v2_64, be.table.mublasCsscal, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsscal", Fn::k_cublasCsscal_v2_64, be.table.mublasCsscal, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, const float * alpha, cuComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsscal_v2_64<false, false>(handle, n, alpha, x, incx);
@@ -5401,7 +5401,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCswap_v2 ? ta::nvidia().p_cublasCswap_v2(handle, n, x, incx, y, incy) : L::missing(Fn::k_cublasCswap_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCswap", Fn::k_cublasCswap_v2, be.table.mublasCswap, handle, n, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCswap", Fn::k_cublasCswap_v2, be.table.mublasCswap, handle, n, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCswap_v2(cublasHandle_t handle, int n, cuComplex * x, int incx, cuComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCswap_v2<false, false>(handle, n, x, incx, y, incy);
@@ -5435,7 +5435,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCswap_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasCswap_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasCswap", Fn::k_cublasCswap_v2_64, be.table.mublasCswap, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCswap", Fn::k_cublasCswap_v2_64, be.table.mublasCswap, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuComplex * x, int64_t incx, cuComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCswap_v2_64<false, false>(handle, n, x, incx, y, incy);
@@ -5497,7 +5497,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCsymm_v2 ? ta::nvidia().p_cublasCsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasCsymm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCsymm", Fn::k_cublasCsymm_v2, be.table.mublasCsymm, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsymm", Fn::k_cublasCsymm_v2, be.table.mublasCsymm, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * B, int ldb, const cuComplex * beta, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsymm_v2<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -5535,7 +5535,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCsymm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCsymm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCsymm", Fn::k_cublasCsymm_v2_64, be.table.mublasCsymm, handle, side, uplo, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsymm", Fn::k_cublasCsymm_v2_64, be.table.mublasCsymm, handle, side, uplo, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * B, int64_t ldb, const cuComplex * beta, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsymm_v2_64<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -5563,7 +5563,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCsymv_v2 ? ta::nvidia().p_cublasCsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasCsymv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCsymv", Fn::k_cublasCsymv_v2, be.table.mublasCsymv, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsymv", Fn::k_cublasCsymv_v2, be.table.mublasCsymv, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * x, int incx, const cuComplex * beta, cuComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsymv_v2<false, false>(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -5599,7 +5599,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCsymv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasCsymv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasCsymv", Fn::k_cublasCsymv_v2_64, be.table.mublasCsymv, handle, uplo, static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsymv", Fn::k_cublasCsymv_v2_64, be.table.mublasCsymv, handle, uplo, static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * x, int64_t incx, const cuComplex * beta, cuComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsymv_v2_64<false, false>(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -5627,7 +5627,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCsyr2_v2 ? ta::nvidia().p_cublasCsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda) : L::missing(Fn::k_cublasCsyr2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyr2", Fn::k_cublasCsyr2_v2, be.table.mublasCsyr2, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyr2", Fn::k_cublasCsyr2_v2, be.table.mublasCsyr2, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex * alpha, const cuComplex * x, int incx, const cuComplex * y, int incy, cuComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyr2_v2<false, false>(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -5663,7 +5663,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCsyr2_v2_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasCsyr2_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyr2", Fn::k_cublasCsyr2_v2_64, be.table.mublasCsyr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyr2", Fn::k_cublasCsyr2_v2_64, be.table.mublasCsyr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex * alpha, const cuComplex * x, int64_t incx, const cuComplex * y, int64_t incy, cuComplex * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyr2_v2_64<false, false>(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -5725,7 +5725,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCsyr2k_v2 ? ta::nvidia().p_cublasCsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasCsyr2k_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyr2k", Fn::k_cublasCsyr2k_v2, be.table.mublasCsyr2k, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyr2k", Fn::k_cublasCsyr2k_v2, be.table.mublasCsyr2k, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * B, int ldb, const cuComplex * beta, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyr2k_v2<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -5763,7 +5763,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCsyr2k_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCsyr2k_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyr2k", Fn::k_cublasCsyr2k_v2_64, be.table.mublasCsyr2k, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyr2k", Fn::k_cublasCsyr2k_v2_64, be.table.mublasCsyr2k, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * B, int64_t ldb, const cuComplex * beta, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyr2k_v2_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -5791,7 +5791,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCsyr_v2 ? ta::nvidia().p_cublasCsyr_v2(handle, uplo, n, alpha, x, incx, A, lda) : L::missing(Fn::k_cublasCsyr_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyr", Fn::k_cublasCsyr_v2, be.table.mublasCsyr, handle, uplo, n, alpha, x, incx, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyr", Fn::k_cublasCsyr_v2, be.table.mublasCsyr, handle, uplo, n, alpha, x, incx, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex * alpha, const cuComplex * x, int incx, cuComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyr_v2<false, false>(handle, uplo, n, alpha, x, incx, A, lda);
@@ -5825,7 +5825,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCsyr_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasCsyr_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyr", Fn::k_cublasCsyr_v2_64, be.table.mublasCsyr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyr", Fn::k_cublasCsyr_v2_64, be.table.mublasCsyr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex * alpha, const cuComplex * x, int64_t incx, cuComplex * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyr_v2_64<false, false>(handle, uplo, n, alpha, x, incx, A, lda);
@@ -5887,7 +5887,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCsyrk3mEx ? ta::nvidia().p_cublasCsyrk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc) : L::missing(Fn::k_cublasCsyrk3mEx);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyrk3mEx", Fn::k_cublasCsyrk3mEx, be.table.mublasCsyrk3mEx, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyrk3mEx", Fn::k_cublasCsyrk3mEx, be.table.mublasCsyrk3mEx, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyrk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex * alpha, const void * A, cudaDataType Atype, int lda, const cuComplex * beta, void * C, cudaDataType Ctype, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyrk3mEx<false, false>(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -5923,7 +5923,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCsyrk3mEx_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCsyrk3mEx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyrk3mEx", Fn::k_cublasCsyrk3mEx_64, be.table.mublasCsyrk3mEx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), beta, C, Ctype, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyrk3mEx", Fn::k_cublasCsyrk3mEx_64, be.table.mublasCsyrk3mEx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), beta, C, Ctype, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyrk3mEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex * alpha, const void * A, cudaDataType Atype, int64_t lda, const cuComplex * beta, void * C, cudaDataType Ctype, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyrk3mEx_64<false, false>(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -5951,7 +5951,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCsyrkEx ? ta::nvidia().p_cublasCsyrkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc) : L::missing(Fn::k_cublasCsyrkEx);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyrkEx", Fn::k_cublasCsyrkEx, be.table.mublasCsyrkEx, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyrkEx", Fn::k_cublasCsyrkEx, be.table.mublasCsyrkEx, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyrkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex * alpha, const void * A, cudaDataType Atype, int lda, const cuComplex * beta, void * C, cudaDataType Ctype, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyrkEx<false, false>(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -5987,7 +5987,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCsyrkEx_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCsyrkEx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyrkEx", Fn::k_cublasCsyrkEx_64, be.table.mublasCsyrkEx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), beta, C, Ctype, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyrkEx", Fn::k_cublasCsyrkEx_64, be.table.mublasCsyrkEx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), beta, C, Ctype, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyrkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex * alpha, const void * A, cudaDataType Atype, int64_t lda, const cuComplex * beta, void * C, cudaDataType Ctype, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyrkEx_64<false, false>(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -6015,7 +6015,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCsyrk_v2 ? ta::nvidia().p_cublasCsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) : L::missing(Fn::k_cublasCsyrk_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyrk", Fn::k_cublasCsyrk_v2, be.table.mublasCsyrk, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyrk", Fn::k_cublasCsyrk_v2, be.table.mublasCsyrk, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * beta, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyrk_v2<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -6051,7 +6051,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCsyrk_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCsyrk_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyrk", Fn::k_cublasCsyrk_v2_64, be.table.mublasCsyrk, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyrk", Fn::k_cublasCsyrk_v2_64, be.table.mublasCsyrk, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * beta, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyrk_v2_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -6079,7 +6079,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCsyrkx ? ta::nvidia().p_cublasCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasCsyrkx);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyrkx", Fn::k_cublasCsyrkx, be.table.mublasCsyrkx, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyrkx", Fn::k_cublasCsyrkx, be.table.mublasCsyrkx, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * B, int ldb, const cuComplex * beta, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyrkx<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -6117,7 +6117,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCsyrkx_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCsyrkx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCsyrkx", Fn::k_cublasCsyrkx_64, be.table.mublasCsyrkx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCsyrkx", Fn::k_cublasCsyrkx_64, be.table.mublasCsyrkx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * B, int64_t ldb, const cuComplex * beta, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCsyrkx_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -6180,7 +6180,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCtbmv_v2 ? ta::nvidia().p_cublasCtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) : L::missing(Fn::k_cublasCtbmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCtbmv", Fn::k_cublasCtbmv_v2, be.table.mublasCtbmv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtbmv", Fn::k_cublasCtbmv_v2, be.table.mublasCtbmv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex * A, int lda, cuComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtbmv_v2<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -6216,7 +6216,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCtbmv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasCtbmv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasCtbmv", Fn::k_cublasCtbmv_v2_64, be.table.mublasCtbmv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtbmv", Fn::k_cublasCtbmv_v2_64, be.table.mublasCtbmv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex * A, int64_t lda, cuComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtbmv_v2_64<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -6279,7 +6279,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCtbsv_v2 ? ta::nvidia().p_cublasCtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) : L::missing(Fn::k_cublasCtbsv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCtbsv", Fn::k_cublasCtbsv_v2, be.table.mublasCtbsv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtbsv", Fn::k_cublasCtbsv_v2, be.table.mublasCtbsv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex * A, int lda, cuComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtbsv_v2<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -6315,7 +6315,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCtbsv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasCtbsv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasCtbsv", Fn::k_cublasCtbsv_v2_64, be.table.mublasCtbsv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtbsv", Fn::k_cublasCtbsv_v2_64, be.table.mublasCtbsv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex * A, int64_t lda, cuComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtbsv_v2_64<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -6378,7 +6378,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCtpmv_v2 ? ta::nvidia().p_cublasCtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx) : L::missing(Fn::k_cublasCtpmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCtpmv", Fn::k_cublasCtpmv_v2, be.table.mublasCtpmv, handle, uplo, trans, diag, n, AP, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtpmv", Fn::k_cublasCtpmv_v2, be.table.mublasCtpmv, handle, uplo, trans, diag, n, AP, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex * AP, cuComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtpmv_v2<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -6410,7 +6410,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCtpmv_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasCtpmv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasCtpmv", Fn::k_cublasCtpmv_v2_64, be.table.mublasCtpmv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtpmv", Fn::k_cublasCtpmv_v2_64, be.table.mublasCtpmv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex * AP, cuComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtpmv_v2_64<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -6473,7 +6473,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCtpsv_v2 ? ta::nvidia().p_cublasCtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx) : L::missing(Fn::k_cublasCtpsv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCtpsv", Fn::k_cublasCtpsv_v2, be.table.mublasCtpsv, handle, uplo, trans, diag, n, AP, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtpsv", Fn::k_cublasCtpsv_v2, be.table.mublasCtpsv, handle, uplo, trans, diag, n, AP, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex * AP, cuComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtpsv_v2<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -6505,7 +6505,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCtpsv_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasCtpsv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasCtpsv", Fn::k_cublasCtpsv_v2_64, be.table.mublasCtpsv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtpsv", Fn::k_cublasCtpsv_v2_64, be.table.mublasCtpsv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex * AP, cuComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtpsv_v2_64<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -6533,7 +6533,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCtpttr ? ta::nvidia().p_cublasCtpttr(handle, uplo, n, AP, A, lda) : L::missing(Fn::k_cublasCtpttr);
-  return ta::traced_lib_call<L, kTraced>("mublasCtpttr", Fn::k_cublasCtpttr, be.table.mublasCtpttr, handle, uplo, n, AP, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtpttr", Fn::k_cublasCtpttr, be.table.mublasCtpttr, handle, uplo, n, AP, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex * AP, cuComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtpttr<false, false>(handle, uplo, n, AP, A, lda);
@@ -6596,7 +6596,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCtrmm_v2 ? ta::nvidia().p_cublasCtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc) : L::missing(Fn::k_cublasCtrmm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCtrmm", Fn::k_cublasCtrmm_v2, be.table.mublasCtrmm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtrmm", Fn::k_cublasCtrmm_v2, be.table.mublasCtrmm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex * alpha, const cuComplex * A, int lda, const cuComplex * B, int ldb, cuComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtrmm_v2<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -6634,7 +6634,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCtrmm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasCtrmm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasCtrmm", Fn::k_cublasCtrmm_v2_64, be.table.mublasCtrmm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtrmm", Fn::k_cublasCtrmm_v2_64, be.table.mublasCtrmm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex * alpha, const cuComplex * A, int64_t lda, const cuComplex * B, int64_t ldb, cuComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtrmm_v2_64<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -6697,7 +6697,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCtrmv_v2 ? ta::nvidia().p_cublasCtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) : L::missing(Fn::k_cublasCtrmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCtrmv", Fn::k_cublasCtrmv_v2, be.table.mublasCtrmv, handle, uplo, trans, diag, n, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtrmv", Fn::k_cublasCtrmv_v2, be.table.mublasCtrmv, handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex * A, int lda, cuComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtrmv_v2<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -6731,7 +6731,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCtrmv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasCtrmv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasCtrmv", Fn::k_cublasCtrmv_v2_64, be.table.mublasCtrmv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtrmv", Fn::k_cublasCtrmv_v2_64, be.table.mublasCtrmv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex * A, int64_t lda, cuComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtrmv_v2_64<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -6794,7 +6794,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCtrsmBatched ? ta::nvidia().p_cublasCtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount) : L::missing(Fn::k_cublasCtrsmBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasCtrsmBatched", Fn::k_cublasCtrsmBatched, be.table.mublasCtrsmBatched, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtrsmBatched", Fn::k_cublasCtrsmBatched, be.table.mublasCtrsmBatched, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex * alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtrsmBatched<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -6832,7 +6832,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCtrsmBatched_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasCtrsmBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasCtrsmBatched", Fn::k_cublasCtrsmBatched_64, be.table.mublasCtrsmBatched, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtrsmBatched", Fn::k_cublasCtrsmBatched_64, be.table.mublasCtrsmBatched, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex * alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtrsmBatched_64<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -6860,7 +6860,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCtrsm_v2 ? ta::nvidia().p_cublasCtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb) : L::missing(Fn::k_cublasCtrsm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCtrsm", Fn::k_cublasCtrsm_v2, be.table.mublasCtrsm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtrsm", Fn::k_cublasCtrsm_v2, be.table.mublasCtrsm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex * alpha, const cuComplex * A, int lda, cuComplex * B, int ldb) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtrsm_v2<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -6896,7 +6896,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCtrsm_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldb)))
     return L::too_large(Fn::k_cublasCtrsm_v2_64, "ldb", ldb);
-  return ta::traced_lib_call<L, kTraced>("mublasCtrsm", Fn::k_cublasCtrsm_v2_64, be.table.mublasCtrsm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtrsm", Fn::k_cublasCtrsm_v2_64, be.table.mublasCtrsm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex * alpha, const cuComplex * A, int64_t lda, cuComplex * B, int64_t ldb) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtrsm_v2_64<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -6959,7 +6959,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCtrsv_v2 ? ta::nvidia().p_cublasCtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) : L::missing(Fn::k_cublasCtrsv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCtrsv", Fn::k_cublasCtrsv_v2, be.table.mublasCtrsv, handle, uplo, trans, diag, n, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtrsv", Fn::k_cublasCtrsv_v2, be.table.mublasCtrsv, handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex * A, int lda, cuComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtrsv_v2<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -6993,7 +6993,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasCtrsv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasCtrsv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasCtrsv", Fn::k_cublasCtrsv_v2_64, be.table.mublasCtrsv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtrsv", Fn::k_cublasCtrsv_v2_64, be.table.mublasCtrsv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex * A, int64_t lda, cuComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtrsv_v2_64<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -7021,7 +7021,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCtrttp ? ta::nvidia().p_cublasCtrttp(handle, uplo, n, A, lda, AP) : L::missing(Fn::k_cublasCtrttp);
-  return ta::traced_lib_call<L, kTraced>("mublasCtrttp", Fn::k_cublasCtrttp, be.table.mublasCtrttp, handle, uplo, n, A, lda, AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasCtrttp", Fn::k_cublasCtrttp, be.table.mublasCtrttp, handle, uplo, n, A, lda, AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasCtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex * A, int lda, cuComplex * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasCtrttp<false, false>(handle, uplo, n, A, lda, AP);
@@ -7075,7 +7075,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDasum_v2 ? ta::nvidia().p_cublasDasum_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasDasum_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDasum", Fn::k_cublasDasum_v2, be.table.mublasDasum, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDasum", Fn::k_cublasDasum_v2, be.table.mublasDasum, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDasum_v2(cublasHandle_t handle, int n, const double * x, int incx, double * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDasum_v2<false, false>(handle, n, x, incx, result);
@@ -7106,7 +7106,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDasum_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasDasum_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasDasum", Fn::k_cublasDasum_v2_64, be.table.mublasDasum, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDasum", Fn::k_cublasDasum_v2_64, be.table.mublasDasum, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDasum_v2_64(cublasHandle_t handle, int64_t n, const double * x, int64_t incx, double * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDasum_v2_64<false, false>(handle, n, x, incx, result);
@@ -7167,7 +7167,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDaxpy_v2 ? ta::nvidia().p_cublasDaxpy_v2(handle, n, alpha, x, incx, y, incy) : L::missing(Fn::k_cublasDaxpy_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDaxpy", Fn::k_cublasDaxpy_v2, be.table.mublasDaxpy, handle, n, alpha, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDaxpy", Fn::k_cublasDaxpy_v2, be.table.mublasDaxpy, handle, n, alpha, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDaxpy_v2(cublasHandle_t handle, int n, const double * alpha, const double * x, int incx, double * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDaxpy_v2<false, false>(handle, n, alpha, x, incx, y, incy);
@@ -7201,7 +7201,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDaxpy_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDaxpy_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDaxpy", Fn::k_cublasDaxpy_v2_64, be.table.mublasDaxpy, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDaxpy", Fn::k_cublasDaxpy_v2_64, be.table.mublasDaxpy, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, const double * alpha, const double * x, int64_t incx, double * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDaxpy_v2_64<false, false>(handle, n, alpha, x, incx, y, incy);
@@ -7274,7 +7274,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDcopy_v2 ? ta::nvidia().p_cublasDcopy_v2(handle, n, x, incx, y, incy) : L::missing(Fn::k_cublasDcopy_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDcopy", Fn::k_cublasDcopy_v2, be.table.mublasDcopy, handle, n, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDcopy", Fn::k_cublasDcopy_v2, be.table.mublasDcopy, handle, n, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDcopy_v2(cublasHandle_t handle, int n, const double * x, int incx, double * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDcopy_v2<false, false>(handle, n, x, incx, y, incy);
@@ -7308,7 +7308,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDcopy_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDcopy_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDcopy", Fn::k_cublasDcopy_v2_64, be.table.mublasDcopy, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDcopy", Fn::k_cublasDcopy_v2_64, be.table.mublasDcopy, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, const double * x, int64_t incx, double * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDcopy_v2_64<false, false>(handle, n, x, incx, y, incy);
@@ -7336,7 +7336,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDdgmm ? ta::nvidia().p_cublasDdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc) : L::missing(Fn::k_cublasDdgmm);
-  return ta::traced_lib_call<L, kTraced>("mublasDdgmm", Fn::k_cublasDdgmm, be.table.mublasDdgmm, handle, mode, m, n, A, lda, x, incx, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDdgmm", Fn::k_cublasDdgmm, be.table.mublasDdgmm, handle, mode, m, n, A, lda, x, incx, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double * A, int lda, const double * x, int incx, double * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDdgmm<false, false>(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -7374,7 +7374,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDdgmm_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasDdgmm_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasDdgmm", Fn::k_cublasDdgmm_64, be.table.mublasDdgmm, handle, mode, static_cast<int>(m), static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx), C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDdgmm", Fn::k_cublasDdgmm_64, be.table.mublasDdgmm, handle, mode, static_cast<int>(m), static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx), C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double * A, int64_t lda, const double * x, int64_t incx, double * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDdgmm_64<false, false>(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -7430,7 +7430,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDdot_v2 ? ta::nvidia().p_cublasDdot_v2(handle, n, x, incx, y, incy, result) : L::missing(Fn::k_cublasDdot_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDdot", Fn::k_cublasDdot_v2, be.table.mublasDdot, handle, n, x, incx, y, incy, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDdot", Fn::k_cublasDdot_v2, be.table.mublasDdot, handle, n, x, incx, y, incy, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDdot_v2(cublasHandle_t handle, int n, const double * x, int incx, const double * y, int incy, double * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDdot_v2<false, false>(handle, n, x, incx, y, incy, result);
@@ -7464,7 +7464,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDdot_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDdot_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDdot", Fn::k_cublasDdot_v2_64, be.table.mublasDdot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDdot", Fn::k_cublasDdot_v2_64, be.table.mublasDdot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const double * x, int64_t incx, const double * y, int64_t incy, double * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDdot_v2_64<false, false>(handle, n, x, incx, y, incy, result);
@@ -7549,7 +7549,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgbmv_v2 ? ta::nvidia().p_cublasDgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasDgbmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDgbmv", Fn::k_cublasDgbmv_v2, be.table.mublasDgbmv, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgbmv", Fn::k_cublasDgbmv_v2, be.table.mublasDgbmv, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double * alpha, const double * A, int lda, const double * x, int incx, const double * beta, double * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgbmv_v2<false, false>(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -7591,7 +7591,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDgbmv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDgbmv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDgbmv", Fn::k_cublasDgbmv_v2_64, be.table.mublasDgbmv, handle, trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(kl), static_cast<int>(ku), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgbmv", Fn::k_cublasDgbmv_v2_64, be.table.mublasDgbmv, handle, trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(kl), static_cast<int>(ku), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double * alpha, const double * A, int64_t lda, const double * x, int64_t incx, const double * beta, double * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgbmv_v2_64<false, false>(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -7619,7 +7619,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgeam ? ta::nvidia().p_cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc) : L::missing(Fn::k_cublasDgeam);
-  return ta::traced_lib_call<L, kTraced>("mublasDgeam", Fn::k_cublasDgeam, be.table.mublasDgeam, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgeam", Fn::k_cublasDgeam, be.table.mublasDgeam, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double * alpha, const double * A, int lda, const double * beta, const double * B, int ldb, double * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgeam<false, false>(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -7657,7 +7657,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDgeam_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasDgeam_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasDgeam", Fn::k_cublasDgeam_64, be.table.mublasDgeam, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), beta, B, static_cast<int>(ldb), C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgeam", Fn::k_cublasDgeam_64, be.table.mublasDgeam, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), beta, B, static_cast<int>(ldb), C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double * alpha, const double * A, int64_t lda, const double * beta, const double * B, int64_t ldb, double * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgeam_64<false, false>(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -7685,7 +7685,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgelsBatched ? ta::nvidia().p_cublasDgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize) : L::missing(Fn::k_cublasDgelsBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasDgelsBatched", Fn::k_cublasDgelsBatched, be.table.mublasDgelsBatched, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgelsBatched", Fn::k_cublasDgelsBatched, be.table.mublasDgelsBatched, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int * info, int * devInfoArray, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgelsBatched<false, false>(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -7746,7 +7746,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgemmBatched ? ta::nvidia().p_cublasDgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount) : L::missing(Fn::k_cublasDgemmBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasDgemmBatched", Fn::k_cublasDgemmBatched, be.table.mublasDgemmBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgemmBatched", Fn::k_cublasDgemmBatched, be.table.mublasDgemmBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double * alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double * beta, double *const Carray[], int ldc, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemmBatched<false, false>(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -7788,7 +7788,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDgemmBatched_64, "ldc", ldc);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasDgemmBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasDgemmBatched", Fn::k_cublasDgemmBatched_64, be.table.mublasDgemmBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, Aarray, static_cast<int>(lda), Barray, static_cast<int>(ldb), beta, Carray, static_cast<int>(ldc), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgemmBatched", Fn::k_cublasDgemmBatched_64, be.table.mublasDgemmBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, Aarray, static_cast<int>(lda), Barray, static_cast<int>(ldb), beta, Carray, static_cast<int>(ldc), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double * alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double * beta, double *const Carray[], int64_t ldc, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemmBatched_64<false, false>(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -7862,7 +7862,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgemmStridedBatched ? ta::nvidia().p_cublasDgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount) : L::missing(Fn::k_cublasDgemmStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasDgemmStridedBatched", Fn::k_cublasDgemmStridedBatched, be.table.mublasDgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgemmStridedBatched", Fn::k_cublasDgemmStridedBatched, be.table.mublasDgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double * alpha, const double * A, int lda, long long strideA, const double * B, int ldb, long long strideB, const double * beta, double * C, int ldc, long long strideC, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemmStridedBatched<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -7904,7 +7904,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDgemmStridedBatched_64, "ldc", ldc);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasDgemmStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasDgemmStridedBatched", Fn::k_cublasDgemmStridedBatched_64, be.table.mublasDgemmStridedBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb), strideB, beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgemmStridedBatched", Fn::k_cublasDgemmStridedBatched_64, be.table.mublasDgemmStridedBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb), strideB, beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double * alpha, const double * A, int64_t lda, long long strideA, const double * B, int64_t ldb, long long strideB, const double * beta, double * C, int64_t ldc, long long strideC, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemmStridedBatched_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -7932,7 +7932,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgemm_v2 ? ta::nvidia().p_cublasDgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasDgemm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDgemm", Fn::k_cublasDgemm_v2, be.table.mublasDgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgemm", Fn::k_cublasDgemm_v2, be.table.mublasDgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double * alpha, const double * A, int lda, const double * B, int ldb, const double * beta, double * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemm_v2<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -7972,7 +7972,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDgemm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasDgemm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasDgemm", Fn::k_cublasDgemm_v2_64, be.table.mublasDgemm, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgemm", Fn::k_cublasDgemm_v2_64, be.table.mublasDgemm, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double * alpha, const double * A, int64_t lda, const double * B, int64_t ldb, const double * beta, double * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemm_v2_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -8034,7 +8034,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgemvBatched ? ta::nvidia().p_cublasDgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) : L::missing(Fn::k_cublasDgemvBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasDgemvBatched", Fn::k_cublasDgemvBatched, be.table.mublasDgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgemvBatched", Fn::k_cublasDgemvBatched, be.table.mublasDgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double * alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double * beta, double *const yarray[], int incy, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemvBatched<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -8073,7 +8073,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDgemvBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasDgemvBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasDgemvBatched", Fn::k_cublasDgemvBatched_64, be.table.mublasDgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgemvBatched", Fn::k_cublasDgemvBatched_64, be.table.mublasDgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double * alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double * beta, double *const yarray[], int64_t incy, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemvBatched_64<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -8100,7 +8100,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgemvStridedBatched ? ta::nvidia().p_cublasDgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) : L::missing(Fn::k_cublasDgemvStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasDgemvStridedBatched", Fn::k_cublasDgemvStridedBatched, be.table.mublasDgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgemvStridedBatched", Fn::k_cublasDgemvStridedBatched, be.table.mublasDgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double * alpha, const double * A, int lda, long long strideA, const double * x, int incx, long long stridex, const double * beta, double * y, int incy, long long stridey, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemvStridedBatched<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -8140,7 +8140,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDgemvStridedBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasDgemvStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasDgemvStridedBatched", Fn::k_cublasDgemvStridedBatched_64, be.table.mublasDgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgemvStridedBatched", Fn::k_cublasDgemvStridedBatched_64, be.table.mublasDgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double * alpha, const double * A, int64_t lda, long long strideA, const double * x, int64_t incx, long long stridex, const double * beta, double * y, int64_t incy, long long stridey, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemvStridedBatched_64<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -8168,7 +8168,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgemv_v2 ? ta::nvidia().p_cublasDgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasDgemv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDgemv", Fn::k_cublasDgemv_v2, be.table.mublasDgemv, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgemv", Fn::k_cublasDgemv_v2, be.table.mublasDgemv, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double * alpha, const double * A, int lda, const double * x, int incx, const double * beta, double * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemv_v2<false, false>(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -8206,7 +8206,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDgemv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDgemv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDgemv", Fn::k_cublasDgemv_v2_64, be.table.mublasDgemv, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgemv", Fn::k_cublasDgemv_v2_64, be.table.mublasDgemv, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double * alpha, const double * A, int64_t lda, const double * x, int64_t incx, const double * beta, double * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemv_v2_64<false, false>(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -8234,7 +8234,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgeqrfBatched ? ta::nvidia().p_cublasDgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize) : L::missing(Fn::k_cublasDgeqrfBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasDgeqrfBatched", Fn::k_cublasDgeqrfBatched, be.table.mublasDgeqrfBatched, handle, m, n, Aarray, lda, TauArray, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgeqrfBatched", Fn::k_cublasDgeqrfBatched, be.table.mublasDgeqrfBatched, handle, m, n, Aarray, lda, TauArray, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgeqrfBatched(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgeqrfBatched<false, false>(handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -8294,7 +8294,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDger_v2 ? ta::nvidia().p_cublasDger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda) : L::missing(Fn::k_cublasDger_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDger", Fn::k_cublasDger_v2, be.table.mublasDger, handle, m, n, alpha, x, incx, y, incy, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDger", Fn::k_cublasDger_v2, be.table.mublasDger, handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDger_v2(cublasHandle_t handle, int m, int n, const double * alpha, const double * x, int incx, const double * y, int incy, double * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDger_v2<false, false>(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -8332,7 +8332,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDger_v2_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasDger_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasDger", Fn::k_cublasDger_v2_64, be.table.mublasDger, handle, static_cast<int>(m), static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDger", Fn::k_cublasDger_v2_64, be.table.mublasDger, handle, static_cast<int>(m), static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const double * alpha, const double * x, int64_t incx, const double * y, int64_t incy, double * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDger_v2_64<false, false>(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -8360,7 +8360,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgetrfBatched ? ta::nvidia().p_cublasDgetrfBatched(handle, n, A, lda, P, info, batchSize) : L::missing(Fn::k_cublasDgetrfBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasDgetrfBatched", Fn::k_cublasDgetrfBatched, be.table.mublasDgetrfBatched, handle, n, A, lda, P, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgetrfBatched", Fn::k_cublasDgetrfBatched, be.table.mublasDgetrfBatched, handle, n, A, lda, P, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgetrfBatched(cublasHandle_t handle, int n, double *const A[], int lda, int * P, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgetrfBatched<false, false>(handle, n, A, lda, P, info, batchSize);
@@ -8387,7 +8387,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgetriBatched ? ta::nvidia().p_cublasDgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize) : L::missing(Fn::k_cublasDgetriBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasDgetriBatched", Fn::k_cublasDgetriBatched, be.table.mublasDgetriBatched, handle, n, A, lda, P, C, ldc, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgetriBatched", Fn::k_cublasDgetriBatched, be.table.mublasDgetriBatched, handle, n, A, lda, P, C, ldc, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgetriBatched(cublasHandle_t handle, int n, const double *const A[], int lda, const int * P, double *const C[], int ldc, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgetriBatched<false, false>(handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -8413,7 +8413,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgetrsBatched ? ta::nvidia().p_cublasDgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize) : L::missing(Fn::k_cublasDgetrsBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasDgetrsBatched", Fn::k_cublasDgetrsBatched, be.table.mublasDgetrsBatched, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDgetrsBatched", Fn::k_cublasDgetrsBatched, be.table.mublasDgetrsBatched, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int * devIpiv, double *const Barray[], int ldb, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgetrsBatched<false, false>(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -8440,7 +8440,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDmatinvBatched ? ta::nvidia().p_cublasDmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize) : L::missing(Fn::k_cublasDmatinvBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasDmatinvBatched", Fn::k_cublasDmatinvBatched, be.table.mublasDmatinvBatched, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDmatinvBatched", Fn::k_cublasDmatinvBatched, be.table.mublasDmatinvBatched, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDmatinvBatched(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDmatinvBatched<false, false>(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -8492,7 +8492,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDnrm2_v2 ? ta::nvidia().p_cublasDnrm2_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasDnrm2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDnrm2", Fn::k_cublasDnrm2_v2, be.table.mublasDnrm2, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDnrm2", Fn::k_cublasDnrm2_v2, be.table.mublasDnrm2, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDnrm2_v2(cublasHandle_t handle, int n, const double * x, int incx, double * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDnrm2_v2<false, false>(handle, n, x, incx, result);
@@ -8523,7 +8523,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDnrm2_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasDnrm2_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasDnrm2", Fn::k_cublasDnrm2_v2_64, be.table.mublasDnrm2, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDnrm2", Fn::k_cublasDnrm2_v2_64, be.table.mublasDnrm2, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, const double * x, int64_t incx, double * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDnrm2_v2_64<false, false>(handle, n, x, incx, result);
@@ -8550,7 +8550,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDotEx ? ta::nvidia().p_cublasDotEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType) : L::missing(Fn::k_cublasDotEx);
-  return ta::traced_lib_call<L, kTraced>("mublasDotEx", Fn::k_cublasDotEx, be.table.mublasDotEx, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDotEx", Fn::k_cublasDotEx, be.table.mublasDotEx, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDotEx(cublasHandle_t handle, int n, const void * x, cudaDataType xType, int incx, const void * y, cudaDataType yType, int incy, void * result, cudaDataType resultType, cudaDataType executionType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDotEx<false, false>(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -8584,7 +8584,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDotEx_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDotEx_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDotEx", Fn::k_cublasDotEx_64, be.table.mublasDotEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy), result, resultType, executionType);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDotEx", Fn::k_cublasDotEx_64, be.table.mublasDotEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy), result, resultType, executionType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDotEx_64(cublasHandle_t handle, int64_t n, const void * x, cudaDataType xType, int64_t incx, const void * y, cudaDataType yType, int64_t incy, void * result, cudaDataType resultType, cudaDataType executionType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDotEx_64<false, false>(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -8612,7 +8612,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDotcEx ? ta::nvidia().p_cublasDotcEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType) : L::missing(Fn::k_cublasDotcEx);
-  return ta::traced_lib_call<L, kTraced>("mublasDotcEx", Fn::k_cublasDotcEx, be.table.mublasDotcEx, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDotcEx", Fn::k_cublasDotcEx, be.table.mublasDotcEx, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDotcEx(cublasHandle_t handle, int n, const void * x, cudaDataType xType, int incx, const void * y, cudaDataType yType, int incy, void * result, cudaDataType resultType, cudaDataType executionType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDotcEx<false, false>(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -8646,7 +8646,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDotcEx_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDotcEx_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDotcEx", Fn::k_cublasDotcEx_64, be.table.mublasDotcEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy), result, resultType, executionType);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDotcEx", Fn::k_cublasDotcEx_64, be.table.mublasDotcEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy), result, resultType, executionType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDotcEx_64(cublasHandle_t handle, int64_t n, const void * x, cudaDataType xType, int64_t incx, const void * y, cudaDataType yType, int64_t incy, void * result, cudaDataType resultType, cudaDataType executionType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDotcEx_64<false, false>(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -8708,7 +8708,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDrot_v2 ? ta::nvidia().p_cublasDrot_v2(handle, n, x, incx, y, incy, c, s) : L::missing(Fn::k_cublasDrot_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDrot", Fn::k_cublasDrot_v2, be.table.mublasDrot, handle, n, x, incx, y, incy, c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDrot", Fn::k_cublasDrot_v2, be.table.mublasDrot, handle, n, x, incx, y, incy, c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDrot_v2(cublasHandle_t handle, int n, double * x, int incx, double * y, int incy, const double * c, const double * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDrot_v2<false, false>(handle, n, x, incx, y, incy, c, s);
@@ -8742,7 +8742,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDrot_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDrot_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDrot", Fn::k_cublasDrot_v2_64, be.table.mublasDrot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDrot", Fn::k_cublasDrot_v2_64, be.table.mublasDrot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDrot_v2_64(cublasHandle_t handle, int64_t n, double * x, int64_t incx, double * y, int64_t incy, const double * c, const double * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDrot_v2_64<false, false>(handle, n, x, incx, y, incy, c, s);
@@ -8803,7 +8803,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDrotg_v2 ? ta::nvidia().p_cublasDrotg_v2(handle, a, b, c, s) : L::missing(Fn::k_cublasDrotg_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDrotg", Fn::k_cublasDrotg_v2, be.table.mublasDrotg, handle, a, b, c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDrotg", Fn::k_cublasDrotg_v2, be.table.mublasDrotg, handle, a, b, c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDrotg_v2(cublasHandle_t handle, double * a, double * b, double * c, double * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDrotg_v2<false, false>(handle, a, b, c, s);
@@ -8865,7 +8865,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDrotm_v2 ? ta::nvidia().p_cublasDrotm_v2(handle, n, x, incx, y, incy, param) : L::missing(Fn::k_cublasDrotm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDrotm", Fn::k_cublasDrotm_v2, be.table.mublasDrotm, handle, n, x, incx, y, incy, param);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDrotm", Fn::k_cublasDrotm_v2, be.table.mublasDrotm, handle, n, x, incx, y, incy, param);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDrotm_v2(cublasHandle_t handle, int n, double * x, int incx, double * y, int incy, const double * param) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDrotm_v2<false, false>(handle, n, x, incx, y, incy, param);
@@ -8899,7 +8899,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDrotm_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDrotm_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDrotm", Fn::k_cublasDrotm_v2_64, be.table.mublasDrotm, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), param);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDrotm", Fn::k_cublasDrotm_v2_64, be.table.mublasDrotm, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), param);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, double * x, int64_t incx, double * y, int64_t incy, const double * param) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDrotm_v2_64<false, false>(handle, n, x, incx, y, incy, param);
@@ -8961,7 +8961,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDrotmg_v2 ? ta::nvidia().p_cublasDrotmg_v2(handle, d1, d2, x1, y1, param) : L::missing(Fn::k_cublasDrotmg_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDrotmg", Fn::k_cublasDrotmg_v2, be.table.mublasDrotmg, handle, d1, d2, x1, y1, param);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDrotmg", Fn::k_cublasDrotmg_v2, be.table.mublasDrotmg, handle, d1, d2, x1, y1, param);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDrotmg_v2(cublasHandle_t handle, double * d1, double * d2, double * x1, const double * y1, double * param) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDrotmg_v2<false, false>(handle, d1, d2, x1, y1, param);
@@ -9023,7 +9023,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDsbmv_v2 ? ta::nvidia().p_cublasDsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasDsbmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDsbmv", Fn::k_cublasDsbmv_v2, be.table.mublasDsbmv, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsbmv", Fn::k_cublasDsbmv_v2, be.table.mublasDsbmv, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double * alpha, const double * A, int lda, const double * x, int incx, const double * beta, double * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsbmv_v2<false, false>(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -9061,7 +9061,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDsbmv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDsbmv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDsbmv", Fn::k_cublasDsbmv_v2_64, be.table.mublasDsbmv, handle, uplo, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsbmv", Fn::k_cublasDsbmv_v2_64, be.table.mublasDsbmv, handle, uplo, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double * alpha, const double * A, int64_t lda, const double * x, int64_t incx, const double * beta, double * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsbmv_v2_64<false, false>(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -9121,7 +9121,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDscal_v2 ? ta::nvidia().p_cublasDscal_v2(handle, n, alpha, x, incx) : L::missing(Fn::k_cublasDscal_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDscal", Fn::k_cublasDscal_v2, be.table.mublasDscal, handle, n, alpha, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDscal", Fn::k_cublasDscal_v2, be.table.mublasDscal, handle, n, alpha, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDscal_v2(cublasHandle_t handle, int n, const double * alpha, double * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDscal_v2<false, false>(handle, n, alpha, x, incx);
@@ -9152,7 +9152,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDscal_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasDscal_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasDscal", Fn::k_cublasDscal_v2_64, be.table.mublasDscal, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDscal", Fn::k_cublasDscal_v2_64, be.table.mublasDscal, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDscal_v2_64(cublasHandle_t handle, int64_t n, const double * alpha, double * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDscal_v2_64<false, false>(handle, n, alpha, x, incx);
@@ -9213,7 +9213,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDspmv_v2 ? ta::nvidia().p_cublasDspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy) : L::missing(Fn::k_cublasDspmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDspmv", Fn::k_cublasDspmv_v2, be.table.mublasDspmv, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDspmv", Fn::k_cublasDspmv_v2, be.table.mublasDspmv, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double * alpha, const double * AP, const double * x, int incx, const double * beta, double * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDspmv_v2<false, false>(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -9247,7 +9247,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDspmv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDspmv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDspmv", Fn::k_cublasDspmv_v2_64, be.table.mublasDspmv, handle, uplo, static_cast<int>(n), alpha, AP, x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDspmv", Fn::k_cublasDspmv_v2_64, be.table.mublasDspmv, handle, uplo, static_cast<int>(n), alpha, AP, x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double * alpha, const double * AP, const double * x, int64_t incx, const double * beta, double * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDspmv_v2_64<false, false>(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -9343,7 +9343,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDspr2_v2 ? ta::nvidia().p_cublasDspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP) : L::missing(Fn::k_cublasDspr2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDspr2", Fn::k_cublasDspr2_v2, be.table.mublasDspr2, handle, uplo, n, alpha, x, incx, y, incy, AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDspr2", Fn::k_cublasDspr2_v2, be.table.mublasDspr2, handle, uplo, n, alpha, x, incx, y, incy, AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double * alpha, const double * x, int incx, const double * y, int incy, double * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDspr2_v2<false, false>(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -9377,7 +9377,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDspr2_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDspr2_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDspr2", Fn::k_cublasDspr2_v2_64, be.table.mublasDspr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDspr2", Fn::k_cublasDspr2_v2_64, be.table.mublasDspr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double * alpha, const double * x, int64_t incx, const double * y, int64_t incy, double * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDspr2_v2_64<false, false>(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -9405,7 +9405,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDspr_v2 ? ta::nvidia().p_cublasDspr_v2(handle, uplo, n, alpha, x, incx, AP) : L::missing(Fn::k_cublasDspr_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDspr", Fn::k_cublasDspr_v2, be.table.mublasDspr, handle, uplo, n, alpha, x, incx, AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDspr", Fn::k_cublasDspr_v2, be.table.mublasDspr, handle, uplo, n, alpha, x, incx, AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double * alpha, const double * x, int incx, double * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDspr_v2<false, false>(handle, uplo, n, alpha, x, incx, AP);
@@ -9437,7 +9437,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDspr_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasDspr_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasDspr", Fn::k_cublasDspr_v2_64, be.table.mublasDspr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDspr", Fn::k_cublasDspr_v2_64, be.table.mublasDspr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double * alpha, const double * x, int64_t incx, double * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDspr_v2_64<false, false>(handle, uplo, n, alpha, x, incx, AP);
@@ -9499,7 +9499,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDswap_v2 ? ta::nvidia().p_cublasDswap_v2(handle, n, x, incx, y, incy) : L::missing(Fn::k_cublasDswap_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDswap", Fn::k_cublasDswap_v2, be.table.mublasDswap, handle, n, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDswap", Fn::k_cublasDswap_v2, be.table.mublasDswap, handle, n, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDswap_v2(cublasHandle_t handle, int n, double * x, int incx, double * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDswap_v2<false, false>(handle, n, x, incx, y, incy);
@@ -9533,7 +9533,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDswap_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDswap_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDswap", Fn::k_cublasDswap_v2_64, be.table.mublasDswap, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDswap", Fn::k_cublasDswap_v2_64, be.table.mublasDswap, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDswap_v2_64(cublasHandle_t handle, int64_t n, double * x, int64_t incx, double * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDswap_v2_64<false, false>(handle, n, x, incx, y, incy);
@@ -9595,7 +9595,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDsymm_v2 ? ta::nvidia().p_cublasDsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasDsymm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDsymm", Fn::k_cublasDsymm_v2, be.table.mublasDsymm, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsymm", Fn::k_cublasDsymm_v2, be.table.mublasDsymm, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double * alpha, const double * A, int lda, const double * B, int ldb, const double * beta, double * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsymm_v2<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -9633,7 +9633,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDsymm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasDsymm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasDsymm", Fn::k_cublasDsymm_v2_64, be.table.mublasDsymm, handle, side, uplo, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsymm", Fn::k_cublasDsymm_v2_64, be.table.mublasDsymm, handle, side, uplo, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double * alpha, const double * A, int64_t lda, const double * B, int64_t ldb, const double * beta, double * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsymm_v2_64<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -9695,7 +9695,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDsymv_v2 ? ta::nvidia().p_cublasDsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasDsymv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDsymv", Fn::k_cublasDsymv_v2, be.table.mublasDsymv, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsymv", Fn::k_cublasDsymv_v2, be.table.mublasDsymv, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double * alpha, const double * A, int lda, const double * x, int incx, const double * beta, double * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsymv_v2<false, false>(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -9731,7 +9731,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDsymv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasDsymv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasDsymv", Fn::k_cublasDsymv_v2_64, be.table.mublasDsymv, handle, uplo, static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsymv", Fn::k_cublasDsymv_v2_64, be.table.mublasDsymv, handle, uplo, static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double * alpha, const double * A, int64_t lda, const double * x, int64_t incx, const double * beta, double * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsymv_v2_64<false, false>(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -9827,7 +9827,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDsyr2_v2 ? ta::nvidia().p_cublasDsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda) : L::missing(Fn::k_cublasDsyr2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDsyr2", Fn::k_cublasDsyr2_v2, be.table.mublasDsyr2, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsyr2", Fn::k_cublasDsyr2_v2, be.table.mublasDsyr2, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double * alpha, const double * x, int incx, const double * y, int incy, double * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsyr2_v2<false, false>(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -9863,7 +9863,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDsyr2_v2_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasDsyr2_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasDsyr2", Fn::k_cublasDsyr2_v2_64, be.table.mublasDsyr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsyr2", Fn::k_cublasDsyr2_v2_64, be.table.mublasDsyr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double * alpha, const double * x, int64_t incx, const double * y, int64_t incy, double * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsyr2_v2_64<false, false>(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -9925,7 +9925,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDsyr2k_v2 ? ta::nvidia().p_cublasDsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasDsyr2k_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDsyr2k", Fn::k_cublasDsyr2k_v2, be.table.mublasDsyr2k, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsyr2k", Fn::k_cublasDsyr2k_v2, be.table.mublasDsyr2k, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double * alpha, const double * A, int lda, const double * B, int ldb, const double * beta, double * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsyr2k_v2<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -9963,7 +9963,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDsyr2k_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasDsyr2k_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasDsyr2k", Fn::k_cublasDsyr2k_v2_64, be.table.mublasDsyr2k, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsyr2k", Fn::k_cublasDsyr2k_v2_64, be.table.mublasDsyr2k, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double * alpha, const double * A, int64_t lda, const double * B, int64_t ldb, const double * beta, double * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsyr2k_v2_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -9991,7 +9991,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDsyr_v2 ? ta::nvidia().p_cublasDsyr_v2(handle, uplo, n, alpha, x, incx, A, lda) : L::missing(Fn::k_cublasDsyr_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDsyr", Fn::k_cublasDsyr_v2, be.table.mublasDsyr, handle, uplo, n, alpha, x, incx, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsyr", Fn::k_cublasDsyr_v2, be.table.mublasDsyr, handle, uplo, n, alpha, x, incx, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double * alpha, const double * x, int incx, double * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsyr_v2<false, false>(handle, uplo, n, alpha, x, incx, A, lda);
@@ -10025,7 +10025,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDsyr_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasDsyr_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasDsyr", Fn::k_cublasDsyr_v2_64, be.table.mublasDsyr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsyr", Fn::k_cublasDsyr_v2_64, be.table.mublasDsyr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double * alpha, const double * x, int64_t incx, double * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsyr_v2_64<false, false>(handle, uplo, n, alpha, x, incx, A, lda);
@@ -10087,7 +10087,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDsyrk_v2 ? ta::nvidia().p_cublasDsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) : L::missing(Fn::k_cublasDsyrk_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDsyrk", Fn::k_cublasDsyrk_v2, be.table.mublasDsyrk, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsyrk", Fn::k_cublasDsyrk_v2, be.table.mublasDsyrk, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double * alpha, const double * A, int lda, const double * beta, double * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsyrk_v2<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -10123,7 +10123,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDsyrk_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasDsyrk_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasDsyrk", Fn::k_cublasDsyrk_v2_64, be.table.mublasDsyrk, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsyrk", Fn::k_cublasDsyrk_v2_64, be.table.mublasDsyrk, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double * alpha, const double * A, int64_t lda, const double * beta, double * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsyrk_v2_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -10151,7 +10151,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDsyrkx ? ta::nvidia().p_cublasDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasDsyrkx);
-  return ta::traced_lib_call<L, kTraced>("mublasDsyrkx", Fn::k_cublasDsyrkx, be.table.mublasDsyrkx, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsyrkx", Fn::k_cublasDsyrkx, be.table.mublasDsyrkx, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double * alpha, const double * A, int lda, const double * B, int ldb, const double * beta, double * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsyrkx<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -10189,7 +10189,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDsyrkx_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasDsyrkx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasDsyrkx", Fn::k_cublasDsyrkx_64, be.table.mublasDsyrkx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDsyrkx", Fn::k_cublasDsyrkx_64, be.table.mublasDsyrkx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double * alpha, const double * A, int64_t lda, const double * B, int64_t ldb, const double * beta, double * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDsyrkx_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -10252,7 +10252,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDtbmv_v2 ? ta::nvidia().p_cublasDtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) : L::missing(Fn::k_cublasDtbmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDtbmv", Fn::k_cublasDtbmv_v2, be.table.mublasDtbmv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtbmv", Fn::k_cublasDtbmv_v2, be.table.mublasDtbmv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double * A, int lda, double * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtbmv_v2<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -10288,7 +10288,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDtbmv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasDtbmv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasDtbmv", Fn::k_cublasDtbmv_v2_64, be.table.mublasDtbmv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtbmv", Fn::k_cublasDtbmv_v2_64, be.table.mublasDtbmv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double * A, int64_t lda, double * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtbmv_v2_64<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -10351,7 +10351,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDtbsv_v2 ? ta::nvidia().p_cublasDtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) : L::missing(Fn::k_cublasDtbsv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDtbsv", Fn::k_cublasDtbsv_v2, be.table.mublasDtbsv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtbsv", Fn::k_cublasDtbsv_v2, be.table.mublasDtbsv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double * A, int lda, double * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtbsv_v2<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -10387,7 +10387,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDtbsv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasDtbsv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasDtbsv", Fn::k_cublasDtbsv_v2_64, be.table.mublasDtbsv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtbsv", Fn::k_cublasDtbsv_v2_64, be.table.mublasDtbsv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double * A, int64_t lda, double * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtbsv_v2_64<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -10450,7 +10450,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDtpmv_v2 ? ta::nvidia().p_cublasDtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx) : L::missing(Fn::k_cublasDtpmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDtpmv", Fn::k_cublasDtpmv_v2, be.table.mublasDtpmv, handle, uplo, trans, diag, n, AP, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtpmv", Fn::k_cublasDtpmv_v2, be.table.mublasDtpmv, handle, uplo, trans, diag, n, AP, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double * AP, double * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtpmv_v2<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -10482,7 +10482,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDtpmv_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasDtpmv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasDtpmv", Fn::k_cublasDtpmv_v2_64, be.table.mublasDtpmv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtpmv", Fn::k_cublasDtpmv_v2_64, be.table.mublasDtpmv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double * AP, double * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtpmv_v2_64<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -10545,7 +10545,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDtpsv_v2 ? ta::nvidia().p_cublasDtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx) : L::missing(Fn::k_cublasDtpsv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDtpsv", Fn::k_cublasDtpsv_v2, be.table.mublasDtpsv, handle, uplo, trans, diag, n, AP, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtpsv", Fn::k_cublasDtpsv_v2, be.table.mublasDtpsv, handle, uplo, trans, diag, n, AP, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double * AP, double * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtpsv_v2<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -10577,7 +10577,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDtpsv_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasDtpsv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasDtpsv", Fn::k_cublasDtpsv_v2_64, be.table.mublasDtpsv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtpsv", Fn::k_cublasDtpsv_v2_64, be.table.mublasDtpsv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double * AP, double * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtpsv_v2_64<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -10605,7 +10605,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDtpttr ? ta::nvidia().p_cublasDtpttr(handle, uplo, n, AP, A, lda) : L::missing(Fn::k_cublasDtpttr);
-  return ta::traced_lib_call<L, kTraced>("mublasDtpttr", Fn::k_cublasDtpttr, be.table.mublasDtpttr, handle, uplo, n, AP, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtpttr", Fn::k_cublasDtpttr, be.table.mublasDtpttr, handle, uplo, n, AP, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double * AP, double * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtpttr<false, false>(handle, uplo, n, AP, A, lda);
@@ -10668,7 +10668,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDtrmm_v2 ? ta::nvidia().p_cublasDtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc) : L::missing(Fn::k_cublasDtrmm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDtrmm", Fn::k_cublasDtrmm_v2, be.table.mublasDtrmm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtrmm", Fn::k_cublasDtrmm_v2, be.table.mublasDtrmm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double * alpha, const double * A, int lda, const double * B, int ldb, double * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtrmm_v2<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -10706,7 +10706,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDtrmm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasDtrmm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasDtrmm", Fn::k_cublasDtrmm_v2_64, be.table.mublasDtrmm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtrmm", Fn::k_cublasDtrmm_v2_64, be.table.mublasDtrmm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double * alpha, const double * A, int64_t lda, const double * B, int64_t ldb, double * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtrmm_v2_64<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -10769,7 +10769,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDtrmv_v2 ? ta::nvidia().p_cublasDtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) : L::missing(Fn::k_cublasDtrmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDtrmv", Fn::k_cublasDtrmv_v2, be.table.mublasDtrmv, handle, uplo, trans, diag, n, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtrmv", Fn::k_cublasDtrmv_v2, be.table.mublasDtrmv, handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double * A, int lda, double * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtrmv_v2<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -10803,7 +10803,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDtrmv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasDtrmv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasDtrmv", Fn::k_cublasDtrmv_v2_64, be.table.mublasDtrmv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtrmv", Fn::k_cublasDtrmv_v2_64, be.table.mublasDtrmv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double * A, int64_t lda, double * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtrmv_v2_64<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -10866,7 +10866,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDtrsmBatched ? ta::nvidia().p_cublasDtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount) : L::missing(Fn::k_cublasDtrsmBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasDtrsmBatched", Fn::k_cublasDtrsmBatched, be.table.mublasDtrsmBatched, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtrsmBatched", Fn::k_cublasDtrsmBatched, be.table.mublasDtrsmBatched, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double * alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtrsmBatched<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -10904,7 +10904,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDtrsmBatched_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasDtrsmBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasDtrsmBatched", Fn::k_cublasDtrsmBatched_64, be.table.mublasDtrsmBatched, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtrsmBatched", Fn::k_cublasDtrsmBatched_64, be.table.mublasDtrsmBatched, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double * alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtrsmBatched_64<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -10932,7 +10932,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDtrsm_v2 ? ta::nvidia().p_cublasDtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb) : L::missing(Fn::k_cublasDtrsm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDtrsm", Fn::k_cublasDtrsm_v2, be.table.mublasDtrsm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtrsm", Fn::k_cublasDtrsm_v2, be.table.mublasDtrsm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double * alpha, const double * A, int lda, double * B, int ldb) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtrsm_v2<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -10968,7 +10968,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDtrsm_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldb)))
     return L::too_large(Fn::k_cublasDtrsm_v2_64, "ldb", ldb);
-  return ta::traced_lib_call<L, kTraced>("mublasDtrsm", Fn::k_cublasDtrsm_v2_64, be.table.mublasDtrsm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtrsm", Fn::k_cublasDtrsm_v2_64, be.table.mublasDtrsm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double * alpha, const double * A, int64_t lda, double * B, int64_t ldb) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtrsm_v2_64<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -11031,7 +11031,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDtrsv_v2 ? ta::nvidia().p_cublasDtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) : L::missing(Fn::k_cublasDtrsv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDtrsv", Fn::k_cublasDtrsv_v2, be.table.mublasDtrsv, handle, uplo, trans, diag, n, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtrsv", Fn::k_cublasDtrsv_v2, be.table.mublasDtrsv, handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double * A, int lda, double * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtrsv_v2<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11065,7 +11065,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDtrsv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasDtrsv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasDtrsv", Fn::k_cublasDtrsv_v2_64, be.table.mublasDtrsv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtrsv", Fn::k_cublasDtrsv_v2_64, be.table.mublasDtrsv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double * A, int64_t lda, double * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtrsv_v2_64<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11093,7 +11093,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDtrttp ? ta::nvidia().p_cublasDtrttp(handle, uplo, n, A, lda, AP) : L::missing(Fn::k_cublasDtrttp);
-  return ta::traced_lib_call<L, kTraced>("mublasDtrttp", Fn::k_cublasDtrttp, be.table.mublasDtrttp, handle, uplo, n, A, lda, AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDtrttp", Fn::k_cublasDtrttp, be.table.mublasDtrttp, handle, uplo, n, A, lda, AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double * A, int lda, double * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDtrttp<false, false>(handle, uplo, n, A, lda, AP);
@@ -11147,7 +11147,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDzasum_v2 ? ta::nvidia().p_cublasDzasum_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasDzasum_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDzasum", Fn::k_cublasDzasum_v2, be.table.mublasDzasum, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDzasum", Fn::k_cublasDzasum_v2, be.table.mublasDzasum, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex * x, int incx, double * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDzasum_v2<false, false>(handle, n, x, incx, result);
@@ -11178,7 +11178,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDzasum_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasDzasum_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasDzasum", Fn::k_cublasDzasum_v2_64, be.table.mublasDzasum, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDzasum", Fn::k_cublasDzasum_v2_64, be.table.mublasDzasum, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex * x, int64_t incx, double * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDzasum_v2_64<false, false>(handle, n, x, incx, result);
@@ -11231,7 +11231,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDznrm2_v2 ? ta::nvidia().p_cublasDznrm2_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasDznrm2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDznrm2", Fn::k_cublasDznrm2_v2, be.table.mublasDznrm2, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDznrm2", Fn::k_cublasDznrm2_v2, be.table.mublasDznrm2, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex * x, int incx, double * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDznrm2_v2<false, false>(handle, n, x, incx, result);
@@ -11262,7 +11262,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasDznrm2_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasDznrm2_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasDznrm2", Fn::k_cublasDznrm2_v2_64, be.table.mublasDznrm2, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasDznrm2", Fn::k_cublasDznrm2_v2_64, be.table.mublasDznrm2, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex * x, int64_t incx, double * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDznrm2_v2_64<false, false>(handle, n, x, incx, result);
@@ -11527,7 +11527,7 @@ template <bool kTraced, bool kReady>
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetAtomicsMode ? ta::nvidia().p_cublasGetAtomicsMode(handle, mode) : L::missing(Fn::k_cublasGetAtomicsMode);
   ta::EnumOut<cublasAtomicsMode_t> m_mode(mode);
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasGetAtomicsMode", Fn::k_cublasGetAtomicsMode, be.table.mublasGetAtomicsMode, handle, m_mode.arg());
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasGetAtomicsMode", Fn::k_cublasGetAtomicsMode, be.table.mublasGetAtomicsMode, handle, m_mode.arg());
   m_mode.finish(r == L::kSuccess);
   return r;
 }
@@ -11788,7 +11788,7 @@ template <bool kTraced, bool kReady>
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetMathMode ? ta::nvidia().p_cublasGetMathMode(handle, mode) : L::missing(Fn::k_cublasGetMathMode);
   ta::EnumOut<cublasMath_t> m_mode(mode);
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasGetMathMode", Fn::k_cublasGetMathMode, be.table.mublasGetMathMode, handle, m_mode.arg());
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasGetMathMode", Fn::k_cublasGetMathMode, be.table.mublasGetMathMode, handle, m_mode.arg());
   m_mode.finish(r == L::kSuccess);
   return r;
 }
@@ -11814,7 +11814,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetMatrix ? ta::nvidia().p_cublasGetMatrix(rows, cols, elemSize, A, lda, B, ldb) : L::missing(Fn::k_cublasGetMatrix);
-  return ta::traced_lib_call<L, kTraced>("mublasGetMatrix", Fn::k_cublasGetMatrix, be.table.mublasGetMatrix, rows, cols, elemSize, A, lda, B, ldb);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasGetMatrix", Fn::k_cublasGetMatrix, be.table.mublasGetMatrix, rows, cols, elemSize, A, lda, B, ldb);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetMatrix(int rows, int cols, int elemSize, const void * A, int lda, void * B, int ldb) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetMatrix<false, false>(rows, cols, elemSize, A, lda, B, ldb);
@@ -11842,7 +11842,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetMatrixAsync ? ta::nvidia().p_cublasGetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream) : L::missing(Fn::k_cublasGetMatrixAsync);
-  return ta::traced_lib_call<L, kTraced>("mublasGetMatrixAsync", Fn::k_cublasGetMatrixAsync, be.table.mublasGetMatrixAsync, rows, cols, elemSize, A, lda, B, ldb, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasGetMatrixAsync", Fn::k_cublasGetMatrixAsync, be.table.mublasGetMatrixAsync, rows, cols, elemSize, A, lda, B, ldb, stream);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetMatrixAsync(int rows, int cols, int elemSize, const void * A, int lda, void * B, int ldb, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetMatrixAsync<false, false>(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -11880,7 +11880,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasGetMatrixAsync_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldb)))
     return L::too_large(Fn::k_cublasGetMatrixAsync_64, "ldb", ldb);
-  return ta::traced_lib_call<L, kTraced>("mublasGetMatrixAsync", Fn::k_cublasGetMatrixAsync_64, be.table.mublasGetMatrixAsync, static_cast<int>(rows), static_cast<int>(cols), static_cast<int>(elemSize), A, static_cast<int>(lda), B, static_cast<int>(ldb), stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasGetMatrixAsync", Fn::k_cublasGetMatrixAsync_64, be.table.mublasGetMatrixAsync, static_cast<int>(rows), static_cast<int>(cols), static_cast<int>(elemSize), A, static_cast<int>(lda), B, static_cast<int>(ldb), stream);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void * A, int64_t lda, void * B, int64_t ldb, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetMatrixAsync_64<false, false>(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -11918,7 +11918,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasGetMatrix_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldb)))
     return L::too_large(Fn::k_cublasGetMatrix_64, "ldb", ldb);
-  return ta::traced_lib_call<L, kTraced>("mublasGetMatrix", Fn::k_cublasGetMatrix_64, be.table.mublasGetMatrix, static_cast<int>(rows), static_cast<int>(cols), static_cast<int>(elemSize), A, static_cast<int>(lda), B, static_cast<int>(ldb));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasGetMatrix", Fn::k_cublasGetMatrix_64, be.table.mublasGetMatrix, static_cast<int>(rows), static_cast<int>(cols), static_cast<int>(elemSize), A, static_cast<int>(lda), B, static_cast<int>(ldb));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void * A, int64_t lda, void * B, int64_t ldb) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetMatrix_64<false, false>(rows, cols, elemSize, A, lda, B, ldb);
@@ -11947,7 +11947,7 @@ template <bool kTraced, bool kReady>
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetPointerMode_v2 ? ta::nvidia().p_cublasGetPointerMode_v2(handle, mode) : L::missing(Fn::k_cublasGetPointerMode_v2);
   ta::EnumOut<cublasPointerMode_t> m_mode(mode);
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasGetPointerMode", Fn::k_cublasGetPointerMode_v2, be.table.mublasGetPointerMode, handle, m_mode.arg());
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasGetPointerMode", Fn::k_cublasGetPointerMode_v2, be.table.mublasGetPointerMode, handle, m_mode.arg());
   m_mode.finish(r == L::kSuccess);
   return r;
 }
@@ -11997,7 +11997,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetSmCountTarget ? ta::nvidia().p_cublasGetSmCountTarget(handle, smCountTarget) : L::missing(Fn::k_cublasGetSmCountTarget);
-  return ta::traced_lib_call<L, kTraced>("mublasGetSmCountTarget", Fn::k_cublasGetSmCountTarget, be.table.mublasGetSmCountTarget, handle, smCountTarget);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasGetSmCountTarget", Fn::k_cublasGetSmCountTarget, be.table.mublasGetSmCountTarget, handle, smCountTarget);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetSmCountTarget(cublasHandle_t handle, int * smCountTarget) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetSmCountTarget<false, false>(handle, smCountTarget);
@@ -12067,7 +12067,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetStream_v2 ? ta::nvidia().p_cublasGetStream_v2(handle, streamId) : L::missing(Fn::k_cublasGetStream_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasGetStream", Fn::k_cublasGetStream_v2, be.table.mublasGetStream, handle, streamId);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasGetStream", Fn::k_cublasGetStream_v2, be.table.mublasGetStream, handle, streamId);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetStream_v2(cublasHandle_t handle, cudaStream_t * streamId) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetStream_v2<false, false>(handle, streamId);
@@ -12091,7 +12091,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetVector ? ta::nvidia().p_cublasGetVector(n, elemSize, x, incx, y, incy) : L::missing(Fn::k_cublasGetVector);
-  return ta::traced_lib_call<L, kTraced>("mublasGetVector", Fn::k_cublasGetVector, be.table.mublasGetVector, n, elemSize, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasGetVector", Fn::k_cublasGetVector, be.table.mublasGetVector, n, elemSize, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetVector(int n, int elemSize, const void * x, int incx, void * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetVector<false, false>(n, elemSize, x, incx, y, incy);
@@ -12119,7 +12119,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetVectorAsync ? ta::nvidia().p_cublasGetVectorAsync(n, elemSize, devicePtr, incx, hostPtr, incy, stream) : L::missing(Fn::k_cublasGetVectorAsync);
-  return ta::traced_lib_call<L, kTraced>("mublasGetVectorAsync", Fn::k_cublasGetVectorAsync, be.table.mublasGetVectorAsync, n, elemSize, devicePtr, incx, hostPtr, incy, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasGetVectorAsync", Fn::k_cublasGetVectorAsync, be.table.mublasGetVectorAsync, n, elemSize, devicePtr, incx, hostPtr, incy, stream);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetVectorAsync(int n, int elemSize, const void * devicePtr, int incx, void * hostPtr, int incy, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetVectorAsync<false, false>(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
@@ -12155,7 +12155,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasGetVectorAsync_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasGetVectorAsync_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasGetVectorAsync", Fn::k_cublasGetVectorAsync_64, be.table.mublasGetVectorAsync, static_cast<int>(n), static_cast<int>(elemSize), devicePtr, static_cast<int>(incx), hostPtr, static_cast<int>(incy), stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasGetVectorAsync", Fn::k_cublasGetVectorAsync_64, be.table.mublasGetVectorAsync, static_cast<int>(n), static_cast<int>(elemSize), devicePtr, static_cast<int>(incx), hostPtr, static_cast<int>(incy), stream);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetVectorAsync_64(int64_t n, int64_t elemSize, const void * devicePtr, int64_t incx, void * hostPtr, int64_t incy, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetVectorAsync_64<false, false>(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
@@ -12191,7 +12191,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasGetVector_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasGetVector_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasGetVector", Fn::k_cublasGetVector_64, be.table.mublasGetVector, static_cast<int>(n), static_cast<int>(elemSize), x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasGetVector", Fn::k_cublasGetVector_64, be.table.mublasGetVector, static_cast<int>(n), static_cast<int>(elemSize), x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetVector_64(int64_t n, int64_t elemSize, const void * x, int64_t incx, void * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetVector_64<false, false>(n, elemSize, x, incx, y, incy);
@@ -12266,7 +12266,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasHSHgemvBatched ? ta::nvidia().p_cublasHSHgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) : L::missing(Fn::k_cublasHSHgemvBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasHSHgemvBatched", Fn::k_cublasHSHgemvBatched, be.table.mublasHSHgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHSHgemvBatched", Fn::k_cublasHSHgemvBatched, be.table.mublasHSHgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHSHgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float * alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float * beta, __half *const yarray[], int incy, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHSHgemvBatched<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -12305,7 +12305,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasHSHgemvBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasHSHgemvBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasHSHgemvBatched", Fn::k_cublasHSHgemvBatched_64, be.table.mublasHSHgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHSHgemvBatched", Fn::k_cublasHSHgemvBatched_64, be.table.mublasHSHgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHSHgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float * alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float * beta, __half *const yarray[], int64_t incy, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHSHgemvBatched_64<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -12332,7 +12332,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasHSHgemvStridedBatched ? ta::nvidia().p_cublasHSHgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) : L::missing(Fn::k_cublasHSHgemvStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasHSHgemvStridedBatched", Fn::k_cublasHSHgemvStridedBatched, be.table.mublasHSHgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHSHgemvStridedBatched", Fn::k_cublasHSHgemvStridedBatched, be.table.mublasHSHgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHSHgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float * alpha, const __half * A, int lda, long long strideA, const __half * x, int incx, long long stridex, const float * beta, __half * y, int incy, long long stridey, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHSHgemvStridedBatched<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -12372,7 +12372,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasHSHgemvStridedBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasHSHgemvStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasHSHgemvStridedBatched", Fn::k_cublasHSHgemvStridedBatched_64, be.table.mublasHSHgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHSHgemvStridedBatched", Fn::k_cublasHSHgemvStridedBatched_64, be.table.mublasHSHgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHSHgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float * alpha, const __half * A, int64_t lda, long long strideA, const __half * x, int64_t incx, long long stridex, const float * beta, __half * y, int64_t incy, long long stridey, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHSHgemvStridedBatched_64<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -12400,7 +12400,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasHSSgemvBatched ? ta::nvidia().p_cublasHSSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) : L::missing(Fn::k_cublasHSSgemvBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasHSSgemvBatched", Fn::k_cublasHSSgemvBatched, be.table.mublasHSSgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHSSgemvBatched", Fn::k_cublasHSSgemvBatched, be.table.mublasHSSgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHSSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float * alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float * beta, float *const yarray[], int incy, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHSSgemvBatched<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -12439,7 +12439,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasHSSgemvBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasHSSgemvBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasHSSgemvBatched", Fn::k_cublasHSSgemvBatched_64, be.table.mublasHSSgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHSSgemvBatched", Fn::k_cublasHSSgemvBatched_64, be.table.mublasHSSgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHSSgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float * alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float * beta, float *const yarray[], int64_t incy, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHSSgemvBatched_64<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -12466,7 +12466,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasHSSgemvStridedBatched ? ta::nvidia().p_cublasHSSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) : L::missing(Fn::k_cublasHSSgemvStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasHSSgemvStridedBatched", Fn::k_cublasHSSgemvStridedBatched, be.table.mublasHSSgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHSSgemvStridedBatched", Fn::k_cublasHSSgemvStridedBatched, be.table.mublasHSSgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHSSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float * alpha, const __half * A, int lda, long long strideA, const __half * x, int incx, long long stridex, const float * beta, float * y, int incy, long long stridey, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHSSgemvStridedBatched<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -12506,7 +12506,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasHSSgemvStridedBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasHSSgemvStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasHSSgemvStridedBatched", Fn::k_cublasHSSgemvStridedBatched_64, be.table.mublasHSSgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHSSgemvStridedBatched", Fn::k_cublasHSSgemvStridedBatched_64, be.table.mublasHSSgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHSSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float * alpha, const __half * A, int64_t lda, long long strideA, const __half * x, int64_t incx, long long stridex, const float * beta, float * y, int64_t incy, long long stridey, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHSSgemvStridedBatched_64<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -12534,7 +12534,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasHgemm ? ta::nvidia().p_cublasHgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasHgemm);
-  return ta::traced_lib_call<L, kTraced>("mublasHgemm", Fn::k_cublasHgemm, be.table.mublasHgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHgemm", Fn::k_cublasHgemm, be.table.mublasHgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half * alpha, const __half * A, int lda, const __half * B, int ldb, const __half * beta, __half * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHgemm<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -12562,7 +12562,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasHgemmBatched ? ta::nvidia().p_cublasHgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount) : L::missing(Fn::k_cublasHgemmBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasHgemmBatched", Fn::k_cublasHgemmBatched, be.table.mublasHgemmBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHgemmBatched", Fn::k_cublasHgemmBatched, be.table.mublasHgemmBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half * alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half * beta, __half *const Carray[], int ldc, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHgemmBatched<false, false>(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -12604,7 +12604,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasHgemmBatched_64, "ldc", ldc);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasHgemmBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasHgemmBatched", Fn::k_cublasHgemmBatched_64, be.table.mublasHgemmBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, Aarray, static_cast<int>(lda), Barray, static_cast<int>(ldb), beta, Carray, static_cast<int>(ldc), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHgemmBatched", Fn::k_cublasHgemmBatched_64, be.table.mublasHgemmBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, Aarray, static_cast<int>(lda), Barray, static_cast<int>(ldb), beta, Carray, static_cast<int>(ldc), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half * alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half * beta, __half *const Carray[], int64_t ldc, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHgemmBatched_64<false, false>(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -12632,7 +12632,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasHgemmStridedBatched ? ta::nvidia().p_cublasHgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount) : L::missing(Fn::k_cublasHgemmStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasHgemmStridedBatched", Fn::k_cublasHgemmStridedBatched, be.table.mublasHgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHgemmStridedBatched", Fn::k_cublasHgemmStridedBatched, be.table.mublasHgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half * alpha, const __half * A, int lda, long long strideA, const __half * B, int ldb, long long strideB, const __half * beta, __half * C, int ldc, long long strideC, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHgemmStridedBatched<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -12674,7 +12674,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasHgemmStridedBatched_64, "ldc", ldc);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasHgemmStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasHgemmStridedBatched", Fn::k_cublasHgemmStridedBatched_64, be.table.mublasHgemmStridedBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb), strideB, beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHgemmStridedBatched", Fn::k_cublasHgemmStridedBatched_64, be.table.mublasHgemmStridedBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb), strideB, beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half * alpha, const __half * A, int64_t lda, long long strideA, const __half * B, int64_t ldb, long long strideB, const __half * beta, __half * C, int64_t ldc, long long strideC, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHgemmStridedBatched_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -12714,7 +12714,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasHgemm_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasHgemm_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasHgemm", Fn::k_cublasHgemm_64, be.table.mublasHgemm, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasHgemm", Fn::k_cublasHgemm_64, be.table.mublasHgemm, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasHgemm_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half * alpha, const __half * A, int64_t lda, const __half * B, int64_t ldb, const __half * beta, __half * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasHgemm_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -12742,7 +12742,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasIamaxEx ? ta::nvidia().p_cublasIamaxEx(handle, n, x, xType, incx, result) : L::missing(Fn::k_cublasIamaxEx);
-  return ta::traced_lib_call<L, kTraced>("mublasIamaxEx", Fn::k_cublasIamaxEx, be.table.mublasIamaxEx, handle, n, x, xType, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasIamaxEx", Fn::k_cublasIamaxEx, be.table.mublasIamaxEx, handle, n, x, xType, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasIamaxEx(cublasHandle_t handle, int n, const void * x, cudaDataType xType, int incx, int * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasIamaxEx<false, false>(handle, n, x, xType, incx, result);
@@ -12777,7 +12777,7 @@ template <bool kTraced, bool kReady>
   if (TORCHADA_UNLIKELY(L::device_pointer_mode(be, handle)))
     return L::refuse_device_result(Fn::k_cublasIamaxEx_64, "result");
   int n_result = 0;
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasIamaxEx", Fn::k_cublasIamaxEx_64, be.table.mublasIamaxEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), result ? &n_result : nullptr);
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasIamaxEx", Fn::k_cublasIamaxEx_64, be.table.mublasIamaxEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), result ? &n_result : nullptr);
   if (result && r == L::kSuccess) *result = n_result;
   return r;
 }
@@ -12807,7 +12807,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasIaminEx ? ta::nvidia().p_cublasIaminEx(handle, n, x, xType, incx, result) : L::missing(Fn::k_cublasIaminEx);
-  return ta::traced_lib_call<L, kTraced>("mublasIaminEx", Fn::k_cublasIaminEx, be.table.mublasIaminEx, handle, n, x, xType, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasIaminEx", Fn::k_cublasIaminEx, be.table.mublasIaminEx, handle, n, x, xType, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasIaminEx(cublasHandle_t handle, int n, const void * x, cudaDataType xType, int incx, int * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasIaminEx<false, false>(handle, n, x, xType, incx, result);
@@ -12842,7 +12842,7 @@ template <bool kTraced, bool kReady>
   if (TORCHADA_UNLIKELY(L::device_pointer_mode(be, handle)))
     return L::refuse_device_result(Fn::k_cublasIaminEx_64, "result");
   int n_result = 0;
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasIaminEx", Fn::k_cublasIaminEx_64, be.table.mublasIaminEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), result ? &n_result : nullptr);
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasIaminEx", Fn::k_cublasIaminEx_64, be.table.mublasIaminEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), result ? &n_result : nullptr);
   if (result && r == L::kSuccess) *result = n_result;
   return r;
 }
@@ -12898,7 +12898,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasIcamax_v2 ? ta::nvidia().p_cublasIcamax_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasIcamax_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasIcamax", Fn::k_cublasIcamax_v2, be.table.mublasIcamax, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasIcamax", Fn::k_cublasIcamax_v2, be.table.mublasIcamax, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasIcamax_v2(cublasHandle_t handle, int n, const cuComplex * x, int incx, int * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasIcamax_v2<false, false>(handle, n, x, incx, result);
@@ -12932,7 +12932,7 @@ template <bool kTraced, bool kReady>
   if (TORCHADA_UNLIKELY(L::device_pointer_mode(be, handle)))
     return L::refuse_device_result(Fn::k_cublasIcamax_v2_64, "result");
   int n_result = 0;
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasIcamax", Fn::k_cublasIcamax_v2_64, be.table.mublasIcamax, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasIcamax", Fn::k_cublasIcamax_v2_64, be.table.mublasIcamax, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
   if (result && r == L::kSuccess) *result = n_result;
   return r;
 }
@@ -12987,7 +12987,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasIcamin_v2 ? ta::nvidia().p_cublasIcamin_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasIcamin_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasIcamin", Fn::k_cublasIcamin_v2, be.table.mublasIcamin, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasIcamin", Fn::k_cublasIcamin_v2, be.table.mublasIcamin, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasIcamin_v2(cublasHandle_t handle, int n, const cuComplex * x, int incx, int * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasIcamin_v2<false, false>(handle, n, x, incx, result);
@@ -13021,7 +13021,7 @@ template <bool kTraced, bool kReady>
   if (TORCHADA_UNLIKELY(L::device_pointer_mode(be, handle)))
     return L::refuse_device_result(Fn::k_cublasIcamin_v2_64, "result");
   int n_result = 0;
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasIcamin", Fn::k_cublasIcamin_v2_64, be.table.mublasIcamin, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasIcamin", Fn::k_cublasIcamin_v2_64, be.table.mublasIcamin, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
   if (result && r == L::kSuccess) *result = n_result;
   return r;
 }
@@ -13076,7 +13076,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasIdamax_v2 ? ta::nvidia().p_cublasIdamax_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasIdamax_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasIdamax", Fn::k_cublasIdamax_v2, be.table.mublasIdamax, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasIdamax", Fn::k_cublasIdamax_v2, be.table.mublasIdamax, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasIdamax_v2(cublasHandle_t handle, int n, const double * x, int incx, int * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasIdamax_v2<false, false>(handle, n, x, incx, result);
@@ -13110,7 +13110,7 @@ template <bool kTraced, bool kReady>
   if (TORCHADA_UNLIKELY(L::device_pointer_mode(be, handle)))
     return L::refuse_device_result(Fn::k_cublasIdamax_v2_64, "result");
   int n_result = 0;
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasIdamax", Fn::k_cublasIdamax_v2_64, be.table.mublasIdamax, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasIdamax", Fn::k_cublasIdamax_v2_64, be.table.mublasIdamax, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
   if (result && r == L::kSuccess) *result = n_result;
   return r;
 }
@@ -13165,7 +13165,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasIdamin_v2 ? ta::nvidia().p_cublasIdamin_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasIdamin_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasIdamin", Fn::k_cublasIdamin_v2, be.table.mublasIdamin, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasIdamin", Fn::k_cublasIdamin_v2, be.table.mublasIdamin, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasIdamin_v2(cublasHandle_t handle, int n, const double * x, int incx, int * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasIdamin_v2<false, false>(handle, n, x, incx, result);
@@ -13199,7 +13199,7 @@ template <bool kTraced, bool kReady>
   if (TORCHADA_UNLIKELY(L::device_pointer_mode(be, handle)))
     return L::refuse_device_result(Fn::k_cublasIdamin_v2_64, "result");
   int n_result = 0;
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasIdamin", Fn::k_cublasIdamin_v2_64, be.table.mublasIdamin, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasIdamin", Fn::k_cublasIdamin_v2_64, be.table.mublasIdamin, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
   if (result && r == L::kSuccess) *result = n_result;
   return r;
 }
@@ -13276,7 +13276,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasIsamax_v2 ? ta::nvidia().p_cublasIsamax_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasIsamax_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasIsamax", Fn::k_cublasIsamax_v2, be.table.mublasIsamax, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasIsamax", Fn::k_cublasIsamax_v2, be.table.mublasIsamax, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasIsamax_v2(cublasHandle_t handle, int n, const float * x, int incx, int * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasIsamax_v2<false, false>(handle, n, x, incx, result);
@@ -13310,7 +13310,7 @@ template <bool kTraced, bool kReady>
   if (TORCHADA_UNLIKELY(L::device_pointer_mode(be, handle)))
     return L::refuse_device_result(Fn::k_cublasIsamax_v2_64, "result");
   int n_result = 0;
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasIsamax", Fn::k_cublasIsamax_v2_64, be.table.mublasIsamax, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasIsamax", Fn::k_cublasIsamax_v2_64, be.table.mublasIsamax, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
   if (result && r == L::kSuccess) *result = n_result;
   return r;
 }
@@ -13365,7 +13365,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasIsamin_v2 ? ta::nvidia().p_cublasIsamin_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasIsamin_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasIsamin", Fn::k_cublasIsamin_v2, be.table.mublasIsamin, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasIsamin", Fn::k_cublasIsamin_v2, be.table.mublasIsamin, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasIsamin_v2(cublasHandle_t handle, int n, const float * x, int incx, int * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasIsamin_v2<false, false>(handle, n, x, incx, result);
@@ -13399,7 +13399,7 @@ template <bool kTraced, bool kReady>
   if (TORCHADA_UNLIKELY(L::device_pointer_mode(be, handle)))
     return L::refuse_device_result(Fn::k_cublasIsamin_v2_64, "result");
   int n_result = 0;
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasIsamin", Fn::k_cublasIsamin_v2_64, be.table.mublasIsamin, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasIsamin", Fn::k_cublasIsamin_v2_64, be.table.mublasIsamin, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
   if (result && r == L::kSuccess) *result = n_result;
   return r;
 }
@@ -13454,7 +13454,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasIzamax_v2 ? ta::nvidia().p_cublasIzamax_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasIzamax_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasIzamax", Fn::k_cublasIzamax_v2, be.table.mublasIzamax, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasIzamax", Fn::k_cublasIzamax_v2, be.table.mublasIzamax, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasIzamax_v2(cublasHandle_t handle, int n, const cuDoubleComplex * x, int incx, int * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasIzamax_v2<false, false>(handle, n, x, incx, result);
@@ -13488,7 +13488,7 @@ template <bool kTraced, bool kReady>
   if (TORCHADA_UNLIKELY(L::device_pointer_mode(be, handle)))
     return L::refuse_device_result(Fn::k_cublasIzamax_v2_64, "result");
   int n_result = 0;
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasIzamax", Fn::k_cublasIzamax_v2_64, be.table.mublasIzamax, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasIzamax", Fn::k_cublasIzamax_v2_64, be.table.mublasIzamax, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
   if (result && r == L::kSuccess) *result = n_result;
   return r;
 }
@@ -13543,7 +13543,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasIzamin_v2 ? ta::nvidia().p_cublasIzamin_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasIzamin_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasIzamin", Fn::k_cublasIzamin_v2, be.table.mublasIzamin, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasIzamin", Fn::k_cublasIzamin_v2, be.table.mublasIzamin, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasIzamin_v2(cublasHandle_t handle, int n, const cuDoubleComplex * x, int incx, int * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasIzamin_v2<false, false>(handle, n, x, incx, result);
@@ -13577,7 +13577,7 @@ template <bool kTraced, bool kReady>
   if (TORCHADA_UNLIKELY(L::device_pointer_mode(be, handle)))
     return L::refuse_device_result(Fn::k_cublasIzamin_v2_64, "result");
   int n_result = 0;
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced>("mublasIzamin", Fn::k_cublasIzamin_v2_64, be.table.mublasIzamin, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
+  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasIzamin", Fn::k_cublasIzamin_v2_64, be.table.mublasIzamin, handle, static_cast<int>(n), x, static_cast<int>(incx), result ? &n_result : nullptr);
   if (result && r == L::kSuccess) *result = n_result;
   return r;
 }
@@ -13632,7 +13632,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasNrm2Ex ? ta::nvidia().p_cublasNrm2Ex(handle, n, x, xType, incx, result, resultType, executionType) : L::missing(Fn::k_cublasNrm2Ex);
-  return ta::traced_lib_call<L, kTraced>("mublasNrm2Ex", Fn::k_cublasNrm2Ex, be.table.mublasNrm2Ex, handle, n, x, xType, incx, result, resultType, executionType);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasNrm2Ex", Fn::k_cublasNrm2Ex, be.table.mublasNrm2Ex, handle, n, x, xType, incx, result, resultType, executionType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasNrm2Ex(cublasHandle_t handle, int n, const void * x, cudaDataType xType, int incx, void * result, cudaDataType resultType, cudaDataType executionType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasNrm2Ex<false, false>(handle, n, x, xType, incx, result, resultType, executionType);
@@ -13664,7 +13664,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasNrm2Ex_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasNrm2Ex_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasNrm2Ex", Fn::k_cublasNrm2Ex_64, be.table.mublasNrm2Ex, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), result, resultType, executionType);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasNrm2Ex", Fn::k_cublasNrm2Ex_64, be.table.mublasNrm2Ex, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), result, resultType, executionType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasNrm2Ex_64(cublasHandle_t handle, int64_t n, const void * x, cudaDataType xType, int64_t incx, void * result, cudaDataType resultType, cudaDataType executionType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasNrm2Ex_64<false, false>(handle, n, x, xType, incx, result, resultType, executionType);
@@ -13692,7 +13692,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasRotEx ? ta::nvidia().p_cublasRotEx(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype) : L::missing(Fn::k_cublasRotEx);
-  return ta::traced_lib_call<L, kTraced>("mublasRotEx", Fn::k_cublasRotEx, be.table.mublasRotEx, handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasRotEx", Fn::k_cublasRotEx, be.table.mublasRotEx, handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasRotEx(cublasHandle_t handle, int n, void * x, cudaDataType xType, int incx, void * y, cudaDataType yType, int incy, const void * c, const void * s, cudaDataType csType, cudaDataType executiontype) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasRotEx<false, false>(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
@@ -13726,7 +13726,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasRotEx_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasRotEx_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasRotEx", Fn::k_cublasRotEx_64, be.table.mublasRotEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy), c, s, csType, executiontype);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasRotEx", Fn::k_cublasRotEx_64, be.table.mublasRotEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy), c, s, csType, executiontype);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasRotEx_64(cublasHandle_t handle, int64_t n, void * x, cudaDataType xType, int64_t incx, void * y, cudaDataType yType, int64_t incy, const void * c, const void * s, cudaDataType csType, cudaDataType executiontype) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasRotEx_64<false, false>(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
@@ -13754,7 +13754,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasRotgEx ? ta::nvidia().p_cublasRotgEx(handle, a, b, abType, c, s, csType, executiontype) : L::missing(Fn::k_cublasRotgEx);
-  return ta::traced_lib_call<L, kTraced>("mublasRotgEx", Fn::k_cublasRotgEx, be.table.mublasRotgEx, handle, a, b, abType, c, s, csType, executiontype);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasRotgEx", Fn::k_cublasRotgEx, be.table.mublasRotgEx, handle, a, b, abType, c, s, csType, executiontype);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasRotgEx(cublasHandle_t handle, void * a, void * b, cudaDataType abType, void * c, void * s, cudaDataType csType, cudaDataType executiontype) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasRotgEx<false, false>(handle, a, b, abType, c, s, csType, executiontype);
@@ -13782,7 +13782,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasRotmEx ? ta::nvidia().p_cublasRotmEx(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype) : L::missing(Fn::k_cublasRotmEx);
-  return ta::traced_lib_call<L, kTraced>("mublasRotmEx", Fn::k_cublasRotmEx, be.table.mublasRotmEx, handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasRotmEx", Fn::k_cublasRotmEx, be.table.mublasRotmEx, handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasRotmEx(cublasHandle_t handle, int n, void * x, cudaDataType xType, int incx, void * y, cudaDataType yType, int incy, const void * param, cudaDataType paramType, cudaDataType executiontype) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasRotmEx<false, false>(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
@@ -13816,7 +13816,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasRotmEx_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasRotmEx_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasRotmEx", Fn::k_cublasRotmEx_64, be.table.mublasRotmEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy), param, paramType, executiontype);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasRotmEx", Fn::k_cublasRotmEx_64, be.table.mublasRotmEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy), param, paramType, executiontype);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasRotmEx_64(cublasHandle_t handle, int64_t n, void * x, cudaDataType xType, int64_t incx, void * y, cudaDataType yType, int64_t incy, const void * param, cudaDataType paramType, cudaDataType executiontype) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasRotmEx_64<false, false>(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
@@ -13844,7 +13844,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasRotmgEx ? ta::nvidia().p_cublasRotmgEx(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype) : L::missing(Fn::k_cublasRotmgEx);
-  return ta::traced_lib_call<L, kTraced>("mublasRotmgEx", Fn::k_cublasRotmgEx, be.table.mublasRotmgEx, handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasRotmgEx", Fn::k_cublasRotmgEx, be.table.mublasRotmgEx, handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasRotmgEx(cublasHandle_t handle, void * d1, cudaDataType d1Type, void * d2, cudaDataType d2Type, void * x1, cudaDataType x1Type, const void * y1, cudaDataType y1Type, void * param, cudaDataType paramType, cudaDataType executiontype) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasRotmgEx<false, false>(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
@@ -13898,7 +13898,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSasum_v2 ? ta::nvidia().p_cublasSasum_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasSasum_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSasum", Fn::k_cublasSasum_v2, be.table.mublasSasum, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSasum", Fn::k_cublasSasum_v2, be.table.mublasSasum, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSasum_v2(cublasHandle_t handle, int n, const float * x, int incx, float * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSasum_v2<false, false>(handle, n, x, incx, result);
@@ -13929,7 +13929,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSasum_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasSasum_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasSasum", Fn::k_cublasSasum_v2_64, be.table.mublasSasum, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSasum", Fn::k_cublasSasum_v2_64, be.table.mublasSasum, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSasum_v2_64(cublasHandle_t handle, int64_t n, const float * x, int64_t incx, float * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSasum_v2_64<false, false>(handle, n, x, incx, result);
@@ -13990,7 +13990,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSaxpy_v2 ? ta::nvidia().p_cublasSaxpy_v2(handle, n, alpha, x, incx, y, incy) : L::missing(Fn::k_cublasSaxpy_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSaxpy", Fn::k_cublasSaxpy_v2, be.table.mublasSaxpy, handle, n, alpha, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSaxpy", Fn::k_cublasSaxpy_v2, be.table.mublasSaxpy, handle, n, alpha, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSaxpy_v2(cublasHandle_t handle, int n, const float * alpha, const float * x, int incx, float * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSaxpy_v2<false, false>(handle, n, alpha, x, incx, y, incy);
@@ -14024,7 +14024,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSaxpy_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSaxpy_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSaxpy", Fn::k_cublasSaxpy_v2_64, be.table.mublasSaxpy, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSaxpy", Fn::k_cublasSaxpy_v2_64, be.table.mublasSaxpy, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float * alpha, const float * x, int64_t incx, float * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSaxpy_v2_64<false, false>(handle, n, alpha, x, incx, y, incy);
@@ -14063,7 +14063,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasScalEx ? ta::nvidia().p_cublasScalEx(handle, n, alpha, alphaType, x, xType, incx, executionType) : L::missing(Fn::k_cublasScalEx);
-  return ta::traced_lib_call<L, kTraced>("mublasScalEx", Fn::k_cublasScalEx, be.table.mublasScalEx, handle, n, alpha, alphaType, x, xType, incx, executionType);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasScalEx", Fn::k_cublasScalEx, be.table.mublasScalEx, handle, n, alpha, alphaType, x, xType, incx, executionType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasScalEx(cublasHandle_t handle, int n, const void * alpha, cudaDataType alphaType, void * x, cudaDataType xType, int incx, cudaDataType executionType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasScalEx<false, false>(handle, n, alpha, alphaType, x, xType, incx, executionType);
@@ -14095,7 +14095,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasScalEx_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasScalEx_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasScalEx", Fn::k_cublasScalEx_64, be.table.mublasScalEx, handle, static_cast<int>(n), alpha, alphaType, x, xType, static_cast<int>(incx), executionType);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasScalEx", Fn::k_cublasScalEx_64, be.table.mublasScalEx, handle, static_cast<int>(n), alpha, alphaType, x, xType, static_cast<int>(incx), executionType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasScalEx_64(cublasHandle_t handle, int64_t n, const void * alpha, cudaDataType alphaType, void * x, cudaDataType xType, int64_t incx, cudaDataType executionType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasScalEx_64<false, false>(handle, n, alpha, alphaType, x, xType, incx, executionType);
@@ -14149,7 +14149,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasScasum_v2 ? ta::nvidia().p_cublasScasum_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasScasum_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasScasum", Fn::k_cublasScasum_v2, be.table.mublasScasum, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasScasum", Fn::k_cublasScasum_v2, be.table.mublasScasum, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex * x, int incx, float * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasScasum_v2<false, false>(handle, n, x, incx, result);
@@ -14180,7 +14180,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasScasum_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasScasum_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasScasum", Fn::k_cublasScasum_v2_64, be.table.mublasScasum, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasScasum", Fn::k_cublasScasum_v2_64, be.table.mublasScasum, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasScasum_v2_64(cublasHandle_t handle, int64_t n, const cuComplex * x, int64_t incx, float * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasScasum_v2_64<false, false>(handle, n, x, incx, result);
@@ -14233,7 +14233,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasScnrm2_v2 ? ta::nvidia().p_cublasScnrm2_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasScnrm2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasScnrm2", Fn::k_cublasScnrm2_v2, be.table.mublasScnrm2, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasScnrm2", Fn::k_cublasScnrm2_v2, be.table.mublasScnrm2, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex * x, int incx, float * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasScnrm2_v2<false, false>(handle, n, x, incx, result);
@@ -14264,7 +14264,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasScnrm2_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasScnrm2_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasScnrm2", Fn::k_cublasScnrm2_v2_64, be.table.mublasScnrm2, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasScnrm2", Fn::k_cublasScnrm2_v2_64, be.table.mublasScnrm2, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, const cuComplex * x, int64_t incx, float * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasScnrm2_v2_64<false, false>(handle, n, x, incx, result);
@@ -14325,7 +14325,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasScopy_v2 ? ta::nvidia().p_cublasScopy_v2(handle, n, x, incx, y, incy) : L::missing(Fn::k_cublasScopy_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasScopy", Fn::k_cublasScopy_v2, be.table.mublasScopy, handle, n, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasScopy", Fn::k_cublasScopy_v2, be.table.mublasScopy, handle, n, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasScopy_v2(cublasHandle_t handle, int n, const float * x, int incx, float * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasScopy_v2<false, false>(handle, n, x, incx, y, incy);
@@ -14359,7 +14359,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasScopy_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasScopy_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasScopy", Fn::k_cublasScopy_v2_64, be.table.mublasScopy, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasScopy", Fn::k_cublasScopy_v2_64, be.table.mublasScopy, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasScopy_v2_64(cublasHandle_t handle, int64_t n, const float * x, int64_t incx, float * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasScopy_v2_64<false, false>(handle, n, x, incx, y, incy);
@@ -14387,7 +14387,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSdgmm ? ta::nvidia().p_cublasSdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc) : L::missing(Fn::k_cublasSdgmm);
-  return ta::traced_lib_call<L, kTraced>("mublasSdgmm", Fn::k_cublasSdgmm, be.table.mublasSdgmm, handle, mode, m, n, A, lda, x, incx, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSdgmm", Fn::k_cublasSdgmm, be.table.mublasSdgmm, handle, mode, m, n, A, lda, x, incx, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float * A, int lda, const float * x, int incx, float * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSdgmm<false, false>(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -14425,7 +14425,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSdgmm_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasSdgmm_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasSdgmm", Fn::k_cublasSdgmm_64, be.table.mublasSdgmm, handle, mode, static_cast<int>(m), static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx), C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSdgmm", Fn::k_cublasSdgmm_64, be.table.mublasSdgmm, handle, mode, static_cast<int>(m), static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx), C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float * A, int64_t lda, const float * x, int64_t incx, float * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSdgmm_64<false, false>(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -14481,7 +14481,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSdot_v2 ? ta::nvidia().p_cublasSdot_v2(handle, n, x, incx, y, incy, result) : L::missing(Fn::k_cublasSdot_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSdot", Fn::k_cublasSdot_v2, be.table.mublasSdot, handle, n, x, incx, y, incy, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSdot", Fn::k_cublasSdot_v2, be.table.mublasSdot, handle, n, x, incx, y, incy, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSdot_v2(cublasHandle_t handle, int n, const float * x, int incx, const float * y, int incy, float * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSdot_v2<false, false>(handle, n, x, incx, y, incy, result);
@@ -14515,7 +14515,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSdot_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSdot_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSdot", Fn::k_cublasSdot_v2_64, be.table.mublasSdot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSdot", Fn::k_cublasSdot_v2_64, be.table.mublasSdot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float * x, int64_t incx, const float * y, int64_t incy, float * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSdot_v2_64<false, false>(handle, n, x, incx, y, incy, result);
@@ -14543,7 +14543,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetAtomicsMode ? ta::nvidia().p_cublasSetAtomicsMode(handle, mode) : L::missing(Fn::k_cublasSetAtomicsMode);
-  return ta::traced_lib_call<L, kTraced>("mublasSetAtomicsMode", Fn::k_cublasSetAtomicsMode, be.table.mublasSetAtomicsMode, handle, mode);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetAtomicsMode", Fn::k_cublasSetAtomicsMode, be.table.mublasSetAtomicsMode, handle, mode);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetAtomicsMode<false, false>(handle, mode);
@@ -14790,7 +14790,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetMathMode ? ta::nvidia().p_cublasSetMathMode(handle, mode) : L::missing(Fn::k_cublasSetMathMode);
-  return ta::traced_lib_call<L, kTraced>("mublasSetMathMode", Fn::k_cublasSetMathMode, be.table.mublasSetMathMode, handle, mode);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetMathMode", Fn::k_cublasSetMathMode, be.table.mublasSetMathMode, handle, mode);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetMathMode<false, false>(handle, mode);
@@ -14814,7 +14814,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetMatrix ? ta::nvidia().p_cublasSetMatrix(rows, cols, elemSize, A, lda, B, ldb) : L::missing(Fn::k_cublasSetMatrix);
-  return ta::traced_lib_call<L, kTraced>("mublasSetMatrix", Fn::k_cublasSetMatrix, be.table.mublasSetMatrix, rows, cols, elemSize, A, lda, B, ldb);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetMatrix", Fn::k_cublasSetMatrix, be.table.mublasSetMatrix, rows, cols, elemSize, A, lda, B, ldb);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetMatrix(int rows, int cols, int elemSize, const void * A, int lda, void * B, int ldb) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetMatrix<false, false>(rows, cols, elemSize, A, lda, B, ldb);
@@ -14842,7 +14842,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetMatrixAsync ? ta::nvidia().p_cublasSetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream) : L::missing(Fn::k_cublasSetMatrixAsync);
-  return ta::traced_lib_call<L, kTraced>("mublasSetMatrixAsync", Fn::k_cublasSetMatrixAsync, be.table.mublasSetMatrixAsync, rows, cols, elemSize, A, lda, B, ldb, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetMatrixAsync", Fn::k_cublasSetMatrixAsync, be.table.mublasSetMatrixAsync, rows, cols, elemSize, A, lda, B, ldb, stream);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetMatrixAsync(int rows, int cols, int elemSize, const void * A, int lda, void * B, int ldb, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetMatrixAsync<false, false>(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -14880,7 +14880,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSetMatrixAsync_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldb)))
     return L::too_large(Fn::k_cublasSetMatrixAsync_64, "ldb", ldb);
-  return ta::traced_lib_call<L, kTraced>("mublasSetMatrixAsync", Fn::k_cublasSetMatrixAsync_64, be.table.mublasSetMatrixAsync, static_cast<int>(rows), static_cast<int>(cols), static_cast<int>(elemSize), A, static_cast<int>(lda), B, static_cast<int>(ldb), stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetMatrixAsync", Fn::k_cublasSetMatrixAsync_64, be.table.mublasSetMatrixAsync, static_cast<int>(rows), static_cast<int>(cols), static_cast<int>(elemSize), A, static_cast<int>(lda), B, static_cast<int>(ldb), stream);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void * A, int64_t lda, void * B, int64_t ldb, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetMatrixAsync_64<false, false>(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -14918,7 +14918,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSetMatrix_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldb)))
     return L::too_large(Fn::k_cublasSetMatrix_64, "ldb", ldb);
-  return ta::traced_lib_call<L, kTraced>("mublasSetMatrix", Fn::k_cublasSetMatrix_64, be.table.mublasSetMatrix, static_cast<int>(rows), static_cast<int>(cols), static_cast<int>(elemSize), A, static_cast<int>(lda), B, static_cast<int>(ldb));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetMatrix", Fn::k_cublasSetMatrix_64, be.table.mublasSetMatrix, static_cast<int>(rows), static_cast<int>(cols), static_cast<int>(elemSize), A, static_cast<int>(lda), B, static_cast<int>(ldb));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void * A, int64_t lda, void * B, int64_t ldb) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetMatrix_64<false, false>(rows, cols, elemSize, A, lda, B, ldb);
@@ -14946,7 +14946,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetPointerMode_v2 ? ta::nvidia().p_cublasSetPointerMode_v2(handle, mode) : L::missing(Fn::k_cublasSetPointerMode_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSetPointerMode", Fn::k_cublasSetPointerMode_v2, be.table.mublasSetPointerMode, handle, mode);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetPointerMode", Fn::k_cublasSetPointerMode_v2, be.table.mublasSetPointerMode, handle, mode);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetPointerMode_v2<false, false>(handle, mode);
@@ -14970,7 +14970,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetSmCountTarget ? ta::nvidia().p_cublasSetSmCountTarget(handle, smCountTarget) : L::missing(Fn::k_cublasSetSmCountTarget);
-  return ta::traced_lib_call<L, kTraced>("mublasSetSmCountTarget", Fn::k_cublasSetSmCountTarget, be.table.mublasSetSmCountTarget, handle, smCountTarget);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetSmCountTarget", Fn::k_cublasSetSmCountTarget, be.table.mublasSetSmCountTarget, handle, smCountTarget);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetSmCountTarget<false, false>(handle, smCountTarget);
@@ -14994,7 +14994,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetStream_v2 ? ta::nvidia().p_cublasSetStream_v2(handle, streamId) : L::missing(Fn::k_cublasSetStream_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSetStream", Fn::k_cublasSetStream_v2, be.table.mublasSetStream, handle, streamId);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetStream", Fn::k_cublasSetStream_v2, be.table.mublasSetStream, handle, streamId);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetStream_v2<false, false>(handle, streamId);
@@ -15018,7 +15018,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetVector ? ta::nvidia().p_cublasSetVector(n, elemSize, x, incx, devicePtr, incy) : L::missing(Fn::k_cublasSetVector);
-  return ta::traced_lib_call<L, kTraced>("mublasSetVector", Fn::k_cublasSetVector, be.table.mublasSetVector, n, elemSize, x, incx, devicePtr, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetVector", Fn::k_cublasSetVector, be.table.mublasSetVector, n, elemSize, x, incx, devicePtr, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetVector(int n, int elemSize, const void * x, int incx, void * devicePtr, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetVector<false, false>(n, elemSize, x, incx, devicePtr, incy);
@@ -15046,7 +15046,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetVectorAsync ? ta::nvidia().p_cublasSetVectorAsync(n, elemSize, hostPtr, incx, devicePtr, incy, stream) : L::missing(Fn::k_cublasSetVectorAsync);
-  return ta::traced_lib_call<L, kTraced>("mublasSetVectorAsync", Fn::k_cublasSetVectorAsync, be.table.mublasSetVectorAsync, n, elemSize, hostPtr, incx, devicePtr, incy, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetVectorAsync", Fn::k_cublasSetVectorAsync, be.table.mublasSetVectorAsync, n, elemSize, hostPtr, incx, devicePtr, incy, stream);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetVectorAsync(int n, int elemSize, const void * hostPtr, int incx, void * devicePtr, int incy, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetVectorAsync<false, false>(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
@@ -15082,7 +15082,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSetVectorAsync_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSetVectorAsync_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSetVectorAsync", Fn::k_cublasSetVectorAsync_64, be.table.mublasSetVectorAsync, static_cast<int>(n), static_cast<int>(elemSize), hostPtr, static_cast<int>(incx), devicePtr, static_cast<int>(incy), stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetVectorAsync", Fn::k_cublasSetVectorAsync_64, be.table.mublasSetVectorAsync, static_cast<int>(n), static_cast<int>(elemSize), hostPtr, static_cast<int>(incx), devicePtr, static_cast<int>(incy), stream);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetVectorAsync_64(int64_t n, int64_t elemSize, const void * hostPtr, int64_t incx, void * devicePtr, int64_t incy, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetVectorAsync_64<false, false>(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
@@ -15118,7 +15118,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSetVector_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSetVector_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSetVector", Fn::k_cublasSetVector_64, be.table.mublasSetVector, static_cast<int>(n), static_cast<int>(elemSize), x, static_cast<int>(incx), devicePtr, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetVector", Fn::k_cublasSetVector_64, be.table.mublasSetVector, static_cast<int>(n), static_cast<int>(elemSize), x, static_cast<int>(incx), devicePtr, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetVector_64(int64_t n, int64_t elemSize, const void * x, int64_t incx, void * devicePtr, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetVector_64<false, false>(n, elemSize, x, incx, devicePtr, incy);
@@ -15146,7 +15146,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetWorkspace_v2 ? ta::nvidia().p_cublasSetWorkspace_v2(handle, workspace, workspaceSizeInBytes) : L::missing(Fn::k_cublasSetWorkspace_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSetWorkspace", Fn::k_cublasSetWorkspace_v2, be.table.mublasSetWorkspace, handle, workspace, workspaceSizeInBytes);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetWorkspace", Fn::k_cublasSetWorkspace_v2, be.table.mublasSetWorkspace, handle, workspace, workspaceSizeInBytes);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetWorkspace_v2(cublasHandle_t handle, void * workspace, size_t workspaceSizeInBytes) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetWorkspace_v2<false, false>(handle, workspace, workspaceSizeInBytes);
@@ -15205,7 +15205,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgbmv_v2 ? ta::nvidia().p_cublasSgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasSgbmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSgbmv", Fn::k_cublasSgbmv_v2, be.table.mublasSgbmv, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgbmv", Fn::k_cublasSgbmv_v2, be.table.mublasSgbmv, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float * alpha, const float * A, int lda, const float * x, int incx, const float * beta, float * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgbmv_v2<false, false>(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -15247,7 +15247,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSgbmv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSgbmv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSgbmv", Fn::k_cublasSgbmv_v2_64, be.table.mublasSgbmv, handle, trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(kl), static_cast<int>(ku), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgbmv", Fn::k_cublasSgbmv_v2_64, be.table.mublasSgbmv, handle, trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(kl), static_cast<int>(ku), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float * alpha, const float * A, int64_t lda, const float * x, int64_t incx, const float * beta, float * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgbmv_v2_64<false, false>(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -15275,7 +15275,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgeam ? ta::nvidia().p_cublasSgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc) : L::missing(Fn::k_cublasSgeam);
-  return ta::traced_lib_call<L, kTraced>("mublasSgeam", Fn::k_cublasSgeam, be.table.mublasSgeam, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgeam", Fn::k_cublasSgeam, be.table.mublasSgeam, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float * alpha, const float * A, int lda, const float * beta, const float * B, int ldb, float * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgeam<false, false>(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -15313,7 +15313,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSgeam_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasSgeam_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasSgeam", Fn::k_cublasSgeam_64, be.table.mublasSgeam, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), beta, B, static_cast<int>(ldb), C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgeam", Fn::k_cublasSgeam_64, be.table.mublasSgeam, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), beta, B, static_cast<int>(ldb), C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float * alpha, const float * A, int64_t lda, const float * beta, const float * B, int64_t ldb, float * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgeam_64<false, false>(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -15341,7 +15341,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgelsBatched ? ta::nvidia().p_cublasSgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize) : L::missing(Fn::k_cublasSgelsBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasSgelsBatched", Fn::k_cublasSgelsBatched, be.table.mublasSgelsBatched, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgelsBatched", Fn::k_cublasSgelsBatched, be.table.mublasSgelsBatched, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int * info, int * devInfoArray, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgelsBatched<false, false>(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -15402,7 +15402,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemmBatched ? ta::nvidia().p_cublasSgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount) : L::missing(Fn::k_cublasSgemmBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemmBatched", Fn::k_cublasSgemmBatched, be.table.mublasSgemmBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemmBatched", Fn::k_cublasSgemmBatched, be.table.mublasSgemmBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float * alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float * beta, float *const Carray[], int ldc, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemmBatched<false, false>(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -15444,7 +15444,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSgemmBatched_64, "ldc", ldc);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasSgemmBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemmBatched", Fn::k_cublasSgemmBatched_64, be.table.mublasSgemmBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, Aarray, static_cast<int>(lda), Barray, static_cast<int>(ldb), beta, Carray, static_cast<int>(ldc), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemmBatched", Fn::k_cublasSgemmBatched_64, be.table.mublasSgemmBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, Aarray, static_cast<int>(lda), Barray, static_cast<int>(ldb), beta, Carray, static_cast<int>(ldc), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float * alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float * beta, float *const Carray[], int64_t ldc, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemmBatched_64<false, false>(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -15472,7 +15472,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemmEx ? ta::nvidia().p_cublasSgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc) : L::missing(Fn::k_cublasSgemmEx);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemmEx", Fn::k_cublasSgemmEx, be.table.mublasSgemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemmEx", Fn::k_cublasSgemmEx, be.table.mublasSgemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float * alpha, const void * A, cudaDataType Atype, int lda, const void * B, cudaDataType Btype, int ldb, const float * beta, void * C, cudaDataType Ctype, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemmEx<false, false>(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -15512,7 +15512,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSgemmEx_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasSgemmEx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemmEx", Fn::k_cublasSgemmEx_64, be.table.mublasSgemmEx, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), B, Btype, static_cast<int>(ldb), beta, C, Ctype, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemmEx", Fn::k_cublasSgemmEx_64, be.table.mublasSgemmEx, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, Atype, static_cast<int>(lda), B, Btype, static_cast<int>(ldb), beta, C, Ctype, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float * alpha, const void * A, cudaDataType Atype, int64_t lda, const void * B, cudaDataType Btype, int64_t ldb, const float * beta, void * C, cudaDataType Ctype, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemmEx_64<false, false>(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -15586,7 +15586,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemmStridedBatched ? ta::nvidia().p_cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount) : L::missing(Fn::k_cublasSgemmStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemmStridedBatched", Fn::k_cublasSgemmStridedBatched, be.table.mublasSgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemmStridedBatched", Fn::k_cublasSgemmStridedBatched, be.table.mublasSgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float * alpha, const float * A, int lda, long long strideA, const float * B, int ldb, long long strideB, const float * beta, float * C, int ldc, long long strideC, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemmStridedBatched<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -15628,7 +15628,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSgemmStridedBatched_64, "ldc", ldc);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasSgemmStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemmStridedBatched", Fn::k_cublasSgemmStridedBatched_64, be.table.mublasSgemmStridedBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb), strideB, beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemmStridedBatched", Fn::k_cublasSgemmStridedBatched_64, be.table.mublasSgemmStridedBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb), strideB, beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float * alpha, const float * A, int64_t lda, long long strideA, const float * B, int64_t ldb, long long strideB, const float * beta, float * C, int64_t ldc, long long strideC, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemmStridedBatched_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -15656,7 +15656,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemm_v2 ? ta::nvidia().p_cublasSgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasSgemm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemm", Fn::k_cublasSgemm_v2, be.table.mublasSgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemm", Fn::k_cublasSgemm_v2, be.table.mublasSgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float * alpha, const float * A, int lda, const float * B, int ldb, const float * beta, float * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemm_v2<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -15696,7 +15696,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSgemm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasSgemm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemm", Fn::k_cublasSgemm_v2_64, be.table.mublasSgemm, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemm", Fn::k_cublasSgemm_v2_64, be.table.mublasSgemm, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float * alpha, const float * A, int64_t lda, const float * B, int64_t ldb, const float * beta, float * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemm_v2_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -15758,7 +15758,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemvBatched ? ta::nvidia().p_cublasSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) : L::missing(Fn::k_cublasSgemvBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemvBatched", Fn::k_cublasSgemvBatched, be.table.mublasSgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemvBatched", Fn::k_cublasSgemvBatched, be.table.mublasSgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float * alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float * beta, float *const yarray[], int incy, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemvBatched<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -15797,7 +15797,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSgemvBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasSgemvBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemvBatched", Fn::k_cublasSgemvBatched_64, be.table.mublasSgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemvBatched", Fn::k_cublasSgemvBatched_64, be.table.mublasSgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float * alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float * beta, float *const yarray[], int64_t incy, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemvBatched_64<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -15824,7 +15824,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemvStridedBatched ? ta::nvidia().p_cublasSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) : L::missing(Fn::k_cublasSgemvStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemvStridedBatched", Fn::k_cublasSgemvStridedBatched, be.table.mublasSgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemvStridedBatched", Fn::k_cublasSgemvStridedBatched, be.table.mublasSgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float * alpha, const float * A, int lda, long long strideA, const float * x, int incx, long long stridex, const float * beta, float * y, int incy, long long stridey, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemvStridedBatched<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -15864,7 +15864,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSgemvStridedBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasSgemvStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemvStridedBatched", Fn::k_cublasSgemvStridedBatched_64, be.table.mublasSgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemvStridedBatched", Fn::k_cublasSgemvStridedBatched_64, be.table.mublasSgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float * alpha, const float * A, int64_t lda, long long strideA, const float * x, int64_t incx, long long stridex, const float * beta, float * y, int64_t incy, long long stridey, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemvStridedBatched_64<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -15892,7 +15892,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemv_v2 ? ta::nvidia().p_cublasSgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasSgemv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemv", Fn::k_cublasSgemv_v2, be.table.mublasSgemv, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemv", Fn::k_cublasSgemv_v2, be.table.mublasSgemv, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float * alpha, const float * A, int lda, const float * x, int incx, const float * beta, float * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemv_v2<false, false>(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -15930,7 +15930,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSgemv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSgemv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSgemv", Fn::k_cublasSgemv_v2_64, be.table.mublasSgemv, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgemv", Fn::k_cublasSgemv_v2_64, be.table.mublasSgemv, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float * alpha, const float * A, int64_t lda, const float * x, int64_t incx, const float * beta, float * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemv_v2_64<false, false>(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -15958,7 +15958,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgeqrfBatched ? ta::nvidia().p_cublasSgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize) : L::missing(Fn::k_cublasSgeqrfBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasSgeqrfBatched", Fn::k_cublasSgeqrfBatched, be.table.mublasSgeqrfBatched, handle, m, n, Aarray, lda, TauArray, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgeqrfBatched", Fn::k_cublasSgeqrfBatched, be.table.mublasSgeqrfBatched, handle, m, n, Aarray, lda, TauArray, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgeqrfBatched(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgeqrfBatched<false, false>(handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -16018,7 +16018,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSger_v2 ? ta::nvidia().p_cublasSger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda) : L::missing(Fn::k_cublasSger_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSger", Fn::k_cublasSger_v2, be.table.mublasSger, handle, m, n, alpha, x, incx, y, incy, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSger", Fn::k_cublasSger_v2, be.table.mublasSger, handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSger_v2(cublasHandle_t handle, int m, int n, const float * alpha, const float * x, int incx, const float * y, int incy, float * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSger_v2<false, false>(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -16056,7 +16056,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSger_v2_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasSger_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasSger", Fn::k_cublasSger_v2_64, be.table.mublasSger, handle, static_cast<int>(m), static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSger", Fn::k_cublasSger_v2_64, be.table.mublasSger, handle, static_cast<int>(m), static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const float * alpha, const float * x, int64_t incx, const float * y, int64_t incy, float * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSger_v2_64<false, false>(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -16084,7 +16084,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgetrfBatched ? ta::nvidia().p_cublasSgetrfBatched(handle, n, A, lda, P, info, batchSize) : L::missing(Fn::k_cublasSgetrfBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasSgetrfBatched", Fn::k_cublasSgetrfBatched, be.table.mublasSgetrfBatched, handle, n, A, lda, P, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgetrfBatched", Fn::k_cublasSgetrfBatched, be.table.mublasSgetrfBatched, handle, n, A, lda, P, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgetrfBatched(cublasHandle_t handle, int n, float *const A[], int lda, int * P, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgetrfBatched<false, false>(handle, n, A, lda, P, info, batchSize);
@@ -16111,7 +16111,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgetriBatched ? ta::nvidia().p_cublasSgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize) : L::missing(Fn::k_cublasSgetriBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasSgetriBatched", Fn::k_cublasSgetriBatched, be.table.mublasSgetriBatched, handle, n, A, lda, P, C, ldc, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgetriBatched", Fn::k_cublasSgetriBatched, be.table.mublasSgetriBatched, handle, n, A, lda, P, C, ldc, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgetriBatched(cublasHandle_t handle, int n, const float *const A[], int lda, const int * P, float *const C[], int ldc, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgetriBatched<false, false>(handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -16137,7 +16137,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgetrsBatched ? ta::nvidia().p_cublasSgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize) : L::missing(Fn::k_cublasSgetrsBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasSgetrsBatched", Fn::k_cublasSgetrsBatched, be.table.mublasSgetrsBatched, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSgetrsBatched", Fn::k_cublasSgetrsBatched, be.table.mublasSgetrsBatched, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int * devIpiv, float *const Barray[], int ldb, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgetrsBatched<false, false>(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -16186,7 +16186,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSmatinvBatched ? ta::nvidia().p_cublasSmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize) : L::missing(Fn::k_cublasSmatinvBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasSmatinvBatched", Fn::k_cublasSmatinvBatched, be.table.mublasSmatinvBatched, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSmatinvBatched", Fn::k_cublasSmatinvBatched, be.table.mublasSmatinvBatched, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSmatinvBatched(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSmatinvBatched<false, false>(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -16238,7 +16238,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSnrm2_v2 ? ta::nvidia().p_cublasSnrm2_v2(handle, n, x, incx, result) : L::missing(Fn::k_cublasSnrm2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSnrm2", Fn::k_cublasSnrm2_v2, be.table.mublasSnrm2, handle, n, x, incx, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSnrm2", Fn::k_cublasSnrm2_v2, be.table.mublasSnrm2, handle, n, x, incx, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSnrm2_v2(cublasHandle_t handle, int n, const float * x, int incx, float * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSnrm2_v2<false, false>(handle, n, x, incx, result);
@@ -16269,7 +16269,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSnrm2_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasSnrm2_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasSnrm2", Fn::k_cublasSnrm2_v2_64, be.table.mublasSnrm2, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSnrm2", Fn::k_cublasSnrm2_v2_64, be.table.mublasSnrm2, handle, static_cast<int>(n), x, static_cast<int>(incx), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, const float * x, int64_t incx, float * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSnrm2_v2_64<false, false>(handle, n, x, incx, result);
@@ -16330,7 +16330,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSrot_v2 ? ta::nvidia().p_cublasSrot_v2(handle, n, x, incx, y, incy, c, s) : L::missing(Fn::k_cublasSrot_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSrot", Fn::k_cublasSrot_v2, be.table.mublasSrot, handle, n, x, incx, y, incy, c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSrot", Fn::k_cublasSrot_v2, be.table.mublasSrot, handle, n, x, incx, y, incy, c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSrot_v2(cublasHandle_t handle, int n, float * x, int incx, float * y, int incy, const float * c, const float * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSrot_v2<false, false>(handle, n, x, incx, y, incy, c, s);
@@ -16364,7 +16364,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSrot_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSrot_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSrot", Fn::k_cublasSrot_v2_64, be.table.mublasSrot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSrot", Fn::k_cublasSrot_v2_64, be.table.mublasSrot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float * x, int64_t incx, float * y, int64_t incy, const float * c, const float * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSrot_v2_64<false, false>(handle, n, x, incx, y, incy, c, s);
@@ -16425,7 +16425,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSrotg_v2 ? ta::nvidia().p_cublasSrotg_v2(handle, a, b, c, s) : L::missing(Fn::k_cublasSrotg_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSrotg", Fn::k_cublasSrotg_v2, be.table.mublasSrotg, handle, a, b, c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSrotg", Fn::k_cublasSrotg_v2, be.table.mublasSrotg, handle, a, b, c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSrotg_v2(cublasHandle_t handle, float * a, float * b, float * c, float * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSrotg_v2<false, false>(handle, a, b, c, s);
@@ -16487,7 +16487,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSrotm_v2 ? ta::nvidia().p_cublasSrotm_v2(handle, n, x, incx, y, incy, param) : L::missing(Fn::k_cublasSrotm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSrotm", Fn::k_cublasSrotm_v2, be.table.mublasSrotm, handle, n, x, incx, y, incy, param);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSrotm", Fn::k_cublasSrotm_v2, be.table.mublasSrotm, handle, n, x, incx, y, incy, param);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSrotm_v2(cublasHandle_t handle, int n, float * x, int incx, float * y, int incy, const float * param) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSrotm_v2<false, false>(handle, n, x, incx, y, incy, param);
@@ -16521,7 +16521,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSrotm_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSrotm_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSrotm", Fn::k_cublasSrotm_v2_64, be.table.mublasSrotm, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), param);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSrotm", Fn::k_cublasSrotm_v2_64, be.table.mublasSrotm, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), param);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, float * x, int64_t incx, float * y, int64_t incy, const float * param) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSrotm_v2_64<false, false>(handle, n, x, incx, y, incy, param);
@@ -16583,7 +16583,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSrotmg_v2 ? ta::nvidia().p_cublasSrotmg_v2(handle, d1, d2, x1, y1, param) : L::missing(Fn::k_cublasSrotmg_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSrotmg", Fn::k_cublasSrotmg_v2, be.table.mublasSrotmg, handle, d1, d2, x1, y1, param);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSrotmg", Fn::k_cublasSrotmg_v2, be.table.mublasSrotmg, handle, d1, d2, x1, y1, param);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSrotmg_v2(cublasHandle_t handle, float * d1, float * d2, float * x1, const float * y1, float * param) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSrotmg_v2<false, false>(handle, d1, d2, x1, y1, param);
@@ -16645,7 +16645,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSsbmv_v2 ? ta::nvidia().p_cublasSsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasSsbmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSsbmv", Fn::k_cublasSsbmv_v2, be.table.mublasSsbmv, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsbmv", Fn::k_cublasSsbmv_v2, be.table.mublasSsbmv, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float * alpha, const float * A, int lda, const float * x, int incx, const float * beta, float * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsbmv_v2<false, false>(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -16683,7 +16683,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSsbmv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSsbmv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSsbmv", Fn::k_cublasSsbmv_v2_64, be.table.mublasSsbmv, handle, uplo, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsbmv", Fn::k_cublasSsbmv_v2_64, be.table.mublasSsbmv, handle, uplo, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float * alpha, const float * A, int64_t lda, const float * x, int64_t incx, const float * beta, float * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsbmv_v2_64<false, false>(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -16743,7 +16743,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSscal_v2 ? ta::nvidia().p_cublasSscal_v2(handle, n, alpha, x, incx) : L::missing(Fn::k_cublasSscal_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSscal", Fn::k_cublasSscal_v2, be.table.mublasSscal, handle, n, alpha, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSscal", Fn::k_cublasSscal_v2, be.table.mublasSscal, handle, n, alpha, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSscal_v2(cublasHandle_t handle, int n, const float * alpha, float * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSscal_v2<false, false>(handle, n, alpha, x, incx);
@@ -16774,7 +16774,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSscal_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasSscal_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasSscal", Fn::k_cublasSscal_v2_64, be.table.mublasSscal, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSscal", Fn::k_cublasSscal_v2_64, be.table.mublasSscal, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSscal_v2_64(cublasHandle_t handle, int64_t n, const float * alpha, float * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSscal_v2_64<false, false>(handle, n, alpha, x, incx);
@@ -16835,7 +16835,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSspmv_v2 ? ta::nvidia().p_cublasSspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy) : L::missing(Fn::k_cublasSspmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSspmv", Fn::k_cublasSspmv_v2, be.table.mublasSspmv, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSspmv", Fn::k_cublasSspmv_v2, be.table.mublasSspmv, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float * alpha, const float * AP, const float * x, int incx, const float * beta, float * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSspmv_v2<false, false>(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -16869,7 +16869,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSspmv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSspmv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSspmv", Fn::k_cublasSspmv_v2_64, be.table.mublasSspmv, handle, uplo, static_cast<int>(n), alpha, AP, x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSspmv", Fn::k_cublasSspmv_v2_64, be.table.mublasSspmv, handle, uplo, static_cast<int>(n), alpha, AP, x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float * alpha, const float * AP, const float * x, int64_t incx, const float * beta, float * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSspmv_v2_64<false, false>(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -16965,7 +16965,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSspr2_v2 ? ta::nvidia().p_cublasSspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP) : L::missing(Fn::k_cublasSspr2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSspr2", Fn::k_cublasSspr2_v2, be.table.mublasSspr2, handle, uplo, n, alpha, x, incx, y, incy, AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSspr2", Fn::k_cublasSspr2_v2, be.table.mublasSspr2, handle, uplo, n, alpha, x, incx, y, incy, AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float * alpha, const float * x, int incx, const float * y, int incy, float * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSspr2_v2<false, false>(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -16999,7 +16999,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSspr2_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSspr2_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSspr2", Fn::k_cublasSspr2_v2_64, be.table.mublasSspr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSspr2", Fn::k_cublasSspr2_v2_64, be.table.mublasSspr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float * alpha, const float * x, int64_t incx, const float * y, int64_t incy, float * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSspr2_v2_64<false, false>(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -17027,7 +17027,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSspr_v2 ? ta::nvidia().p_cublasSspr_v2(handle, uplo, n, alpha, x, incx, AP) : L::missing(Fn::k_cublasSspr_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSspr", Fn::k_cublasSspr_v2, be.table.mublasSspr, handle, uplo, n, alpha, x, incx, AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSspr", Fn::k_cublasSspr_v2, be.table.mublasSspr, handle, uplo, n, alpha, x, incx, AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float * alpha, const float * x, int incx, float * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSspr_v2<false, false>(handle, uplo, n, alpha, x, incx, AP);
@@ -17059,7 +17059,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSspr_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasSspr_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasSspr", Fn::k_cublasSspr_v2_64, be.table.mublasSspr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSspr", Fn::k_cublasSspr_v2_64, be.table.mublasSspr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float * alpha, const float * x, int64_t incx, float * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSspr_v2_64<false, false>(handle, uplo, n, alpha, x, incx, AP);
@@ -17121,7 +17121,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSswap_v2 ? ta::nvidia().p_cublasSswap_v2(handle, n, x, incx, y, incy) : L::missing(Fn::k_cublasSswap_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSswap", Fn::k_cublasSswap_v2, be.table.mublasSswap, handle, n, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSswap", Fn::k_cublasSswap_v2, be.table.mublasSswap, handle, n, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSswap_v2(cublasHandle_t handle, int n, float * x, int incx, float * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSswap_v2<false, false>(handle, n, x, incx, y, incy);
@@ -17155,7 +17155,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSswap_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSswap_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSswap", Fn::k_cublasSswap_v2_64, be.table.mublasSswap, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSswap", Fn::k_cublasSswap_v2_64, be.table.mublasSswap, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSswap_v2_64(cublasHandle_t handle, int64_t n, float * x, int64_t incx, float * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSswap_v2_64<false, false>(handle, n, x, incx, y, incy);
@@ -17217,7 +17217,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSsymm_v2 ? ta::nvidia().p_cublasSsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasSsymm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSsymm", Fn::k_cublasSsymm_v2, be.table.mublasSsymm, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsymm", Fn::k_cublasSsymm_v2, be.table.mublasSsymm, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float * alpha, const float * A, int lda, const float * B, int ldb, const float * beta, float * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsymm_v2<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17255,7 +17255,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSsymm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasSsymm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasSsymm", Fn::k_cublasSsymm_v2_64, be.table.mublasSsymm, handle, side, uplo, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsymm", Fn::k_cublasSsymm_v2_64, be.table.mublasSsymm, handle, side, uplo, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float * alpha, const float * A, int64_t lda, const float * B, int64_t ldb, const float * beta, float * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsymm_v2_64<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17317,7 +17317,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSsymv_v2 ? ta::nvidia().p_cublasSsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasSsymv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSsymv", Fn::k_cublasSsymv_v2, be.table.mublasSsymv, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsymv", Fn::k_cublasSsymv_v2, be.table.mublasSsymv, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float * alpha, const float * A, int lda, const float * x, int incx, const float * beta, float * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsymv_v2<false, false>(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -17353,7 +17353,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSsymv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSsymv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSsymv", Fn::k_cublasSsymv_v2_64, be.table.mublasSsymv, handle, uplo, static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsymv", Fn::k_cublasSsymv_v2_64, be.table.mublasSsymv, handle, uplo, static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float * alpha, const float * A, int64_t lda, const float * x, int64_t incx, const float * beta, float * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsymv_v2_64<false, false>(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -17449,7 +17449,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSsyr2_v2 ? ta::nvidia().p_cublasSsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda) : L::missing(Fn::k_cublasSsyr2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSsyr2", Fn::k_cublasSsyr2_v2, be.table.mublasSsyr2, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsyr2", Fn::k_cublasSsyr2_v2, be.table.mublasSsyr2, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float * alpha, const float * x, int incx, const float * y, int incy, float * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsyr2_v2<false, false>(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -17485,7 +17485,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSsyr2_v2_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasSsyr2_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasSsyr2", Fn::k_cublasSsyr2_v2_64, be.table.mublasSsyr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsyr2", Fn::k_cublasSsyr2_v2_64, be.table.mublasSsyr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float * alpha, const float * x, int64_t incx, const float * y, int64_t incy, float * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsyr2_v2_64<false, false>(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -17547,7 +17547,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSsyr2k_v2 ? ta::nvidia().p_cublasSsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasSsyr2k_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSsyr2k", Fn::k_cublasSsyr2k_v2, be.table.mublasSsyr2k, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsyr2k", Fn::k_cublasSsyr2k_v2, be.table.mublasSsyr2k, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float * alpha, const float * A, int lda, const float * B, int ldb, const float * beta, float * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsyr2k_v2<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17585,7 +17585,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSsyr2k_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasSsyr2k_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasSsyr2k", Fn::k_cublasSsyr2k_v2_64, be.table.mublasSsyr2k, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsyr2k", Fn::k_cublasSsyr2k_v2_64, be.table.mublasSsyr2k, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float * alpha, const float * A, int64_t lda, const float * B, int64_t ldb, const float * beta, float * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsyr2k_v2_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17613,7 +17613,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSsyr_v2 ? ta::nvidia().p_cublasSsyr_v2(handle, uplo, n, alpha, x, incx, A, lda) : L::missing(Fn::k_cublasSsyr_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSsyr", Fn::k_cublasSsyr_v2, be.table.mublasSsyr, handle, uplo, n, alpha, x, incx, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsyr", Fn::k_cublasSsyr_v2, be.table.mublasSsyr, handle, uplo, n, alpha, x, incx, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float * alpha, const float * x, int incx, float * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsyr_v2<false, false>(handle, uplo, n, alpha, x, incx, A, lda);
@@ -17647,7 +17647,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSsyr_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasSsyr_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasSsyr", Fn::k_cublasSsyr_v2_64, be.table.mublasSsyr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsyr", Fn::k_cublasSsyr_v2_64, be.table.mublasSsyr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float * alpha, const float * x, int64_t incx, float * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsyr_v2_64<false, false>(handle, uplo, n, alpha, x, incx, A, lda);
@@ -17709,7 +17709,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSsyrk_v2 ? ta::nvidia().p_cublasSsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) : L::missing(Fn::k_cublasSsyrk_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasSsyrk", Fn::k_cublasSsyrk_v2, be.table.mublasSsyrk, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsyrk", Fn::k_cublasSsyrk_v2, be.table.mublasSsyrk, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float * alpha, const float * A, int lda, const float * beta, float * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsyrk_v2<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -17745,7 +17745,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSsyrk_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasSsyrk_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasSsyrk", Fn::k_cublasSsyrk_v2_64, be.table.mublasSsyrk, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsyrk", Fn::k_cublasSsyrk_v2_64, be.table.mublasSsyrk, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float * alpha, const float * A, int64_t lda, const float * beta, float * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsyrk_v2_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -17773,7 +17773,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSsyrkx ? ta::nvidia().p_cublasSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasSsyrkx);
-  return ta::traced_lib_call<L, kTraced>("mublasSsyrkx", Fn::k_cublasSsyrkx, be.table.mublasSsyrkx, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsyrkx", Fn::k_cublasSsyrkx, be.table.mublasSsyrkx, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float * alpha, const float * A, int lda, const float * B, int ldb, const float * beta, float * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsyrkx<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17811,7 +17811,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSsyrkx_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasSsyrkx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasSsyrkx", Fn::k_cublasSsyrkx_64, be.table.mublasSsyrkx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSsyrkx", Fn::k_cublasSsyrkx_64, be.table.mublasSsyrkx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float * alpha, const float * A, int64_t lda, const float * B, int64_t ldb, const float * beta, float * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSsyrkx_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17874,7 +17874,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasStbmv_v2 ? ta::nvidia().p_cublasStbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) : L::missing(Fn::k_cublasStbmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasStbmv", Fn::k_cublasStbmv_v2, be.table.mublasStbmv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStbmv", Fn::k_cublasStbmv_v2, be.table.mublasStbmv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float * A, int lda, float * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStbmv_v2<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -17910,7 +17910,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasStbmv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasStbmv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasStbmv", Fn::k_cublasStbmv_v2_64, be.table.mublasStbmv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStbmv", Fn::k_cublasStbmv_v2_64, be.table.mublasStbmv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float * A, int64_t lda, float * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStbmv_v2_64<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -17973,7 +17973,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasStbsv_v2 ? ta::nvidia().p_cublasStbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) : L::missing(Fn::k_cublasStbsv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasStbsv", Fn::k_cublasStbsv_v2, be.table.mublasStbsv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStbsv", Fn::k_cublasStbsv_v2, be.table.mublasStbsv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float * A, int lda, float * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStbsv_v2<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -18009,7 +18009,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasStbsv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasStbsv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasStbsv", Fn::k_cublasStbsv_v2_64, be.table.mublasStbsv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStbsv", Fn::k_cublasStbsv_v2_64, be.table.mublasStbsv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float * A, int64_t lda, float * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStbsv_v2_64<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -18072,7 +18072,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasStpmv_v2 ? ta::nvidia().p_cublasStpmv_v2(handle, uplo, trans, diag, n, AP, x, incx) : L::missing(Fn::k_cublasStpmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasStpmv", Fn::k_cublasStpmv_v2, be.table.mublasStpmv, handle, uplo, trans, diag, n, AP, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStpmv", Fn::k_cublasStpmv_v2, be.table.mublasStpmv, handle, uplo, trans, diag, n, AP, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float * AP, float * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStpmv_v2<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -18104,7 +18104,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasStpmv_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasStpmv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasStpmv", Fn::k_cublasStpmv_v2_64, be.table.mublasStpmv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStpmv", Fn::k_cublasStpmv_v2_64, be.table.mublasStpmv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float * AP, float * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStpmv_v2_64<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -18167,7 +18167,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasStpsv_v2 ? ta::nvidia().p_cublasStpsv_v2(handle, uplo, trans, diag, n, AP, x, incx) : L::missing(Fn::k_cublasStpsv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasStpsv", Fn::k_cublasStpsv_v2, be.table.mublasStpsv, handle, uplo, trans, diag, n, AP, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStpsv", Fn::k_cublasStpsv_v2, be.table.mublasStpsv, handle, uplo, trans, diag, n, AP, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float * AP, float * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStpsv_v2<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -18199,7 +18199,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasStpsv_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasStpsv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasStpsv", Fn::k_cublasStpsv_v2_64, be.table.mublasStpsv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStpsv", Fn::k_cublasStpsv_v2_64, be.table.mublasStpsv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float * AP, float * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStpsv_v2_64<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -18227,7 +18227,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasStpttr ? ta::nvidia().p_cublasStpttr(handle, uplo, n, AP, A, lda) : L::missing(Fn::k_cublasStpttr);
-  return ta::traced_lib_call<L, kTraced>("mublasStpttr", Fn::k_cublasStpttr, be.table.mublasStpttr, handle, uplo, n, AP, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStpttr", Fn::k_cublasStpttr, be.table.mublasStpttr, handle, uplo, n, AP, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float * AP, float * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStpttr<false, false>(handle, uplo, n, AP, A, lda);
@@ -18290,7 +18290,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasStrmm_v2 ? ta::nvidia().p_cublasStrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc) : L::missing(Fn::k_cublasStrmm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasStrmm", Fn::k_cublasStrmm_v2, be.table.mublasStrmm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStrmm", Fn::k_cublasStrmm_v2, be.table.mublasStrmm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float * alpha, const float * A, int lda, const float * B, int ldb, float * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStrmm_v2<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -18328,7 +18328,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasStrmm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasStrmm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasStrmm", Fn::k_cublasStrmm_v2_64, be.table.mublasStrmm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStrmm", Fn::k_cublasStrmm_v2_64, be.table.mublasStrmm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float * alpha, const float * A, int64_t lda, const float * B, int64_t ldb, float * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStrmm_v2_64<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -18391,7 +18391,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasStrmv_v2 ? ta::nvidia().p_cublasStrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) : L::missing(Fn::k_cublasStrmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasStrmv", Fn::k_cublasStrmv_v2, be.table.mublasStrmv, handle, uplo, trans, diag, n, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStrmv", Fn::k_cublasStrmv_v2, be.table.mublasStrmv, handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float * A, int lda, float * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStrmv_v2<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -18425,7 +18425,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasStrmv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasStrmv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasStrmv", Fn::k_cublasStrmv_v2_64, be.table.mublasStrmv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStrmv", Fn::k_cublasStrmv_v2_64, be.table.mublasStrmv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float * A, int64_t lda, float * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStrmv_v2_64<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -18488,7 +18488,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasStrsmBatched ? ta::nvidia().p_cublasStrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount) : L::missing(Fn::k_cublasStrsmBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasStrsmBatched", Fn::k_cublasStrsmBatched, be.table.mublasStrsmBatched, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStrsmBatched", Fn::k_cublasStrsmBatched, be.table.mublasStrsmBatched, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float * alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStrsmBatched<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -18526,7 +18526,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasStrsmBatched_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasStrsmBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasStrsmBatched", Fn::k_cublasStrsmBatched_64, be.table.mublasStrsmBatched, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStrsmBatched", Fn::k_cublasStrsmBatched_64, be.table.mublasStrsmBatched, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float * alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStrsmBatched_64<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -18554,7 +18554,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasStrsm_v2 ? ta::nvidia().p_cublasStrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb) : L::missing(Fn::k_cublasStrsm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasStrsm", Fn::k_cublasStrsm_v2, be.table.mublasStrsm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStrsm", Fn::k_cublasStrsm_v2, be.table.mublasStrsm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float * alpha, const float * A, int lda, float * B, int ldb) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStrsm_v2<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -18590,7 +18590,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasStrsm_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldb)))
     return L::too_large(Fn::k_cublasStrsm_v2_64, "ldb", ldb);
-  return ta::traced_lib_call<L, kTraced>("mublasStrsm", Fn::k_cublasStrsm_v2_64, be.table.mublasStrsm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStrsm", Fn::k_cublasStrsm_v2_64, be.table.mublasStrsm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float * alpha, const float * A, int64_t lda, float * B, int64_t ldb) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStrsm_v2_64<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -18653,7 +18653,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasStrsv_v2 ? ta::nvidia().p_cublasStrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) : L::missing(Fn::k_cublasStrsv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasStrsv", Fn::k_cublasStrsv_v2, be.table.mublasStrsv, handle, uplo, trans, diag, n, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStrsv", Fn::k_cublasStrsv_v2, be.table.mublasStrsv, handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float * A, int lda, float * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStrsv_v2<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -18687,7 +18687,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasStrsv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasStrsv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasStrsv", Fn::k_cublasStrsv_v2_64, be.table.mublasStrsv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStrsv", Fn::k_cublasStrsv_v2_64, be.table.mublasStrsv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float * A, int64_t lda, float * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStrsv_v2_64<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -18715,7 +18715,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasStrttp ? ta::nvidia().p_cublasStrttp(handle, uplo, n, A, lda, AP) : L::missing(Fn::k_cublasStrttp);
-  return ta::traced_lib_call<L, kTraced>("mublasStrttp", Fn::k_cublasStrttp, be.table.mublasStrttp, handle, uplo, n, A, lda, AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasStrttp", Fn::k_cublasStrttp, be.table.mublasStrttp, handle, uplo, n, A, lda, AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasStrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float * A, int lda, float * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasStrttp<false, false>(handle, uplo, n, A, lda, AP);
@@ -18743,7 +18743,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSwapEx ? ta::nvidia().p_cublasSwapEx(handle, n, x, xType, incx, y, yType, incy) : L::missing(Fn::k_cublasSwapEx);
-  return ta::traced_lib_call<L, kTraced>("mublasSwapEx", Fn::k_cublasSwapEx, be.table.mublasSwapEx, handle, n, x, xType, incx, y, yType, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSwapEx", Fn::k_cublasSwapEx, be.table.mublasSwapEx, handle, n, x, xType, incx, y, yType, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSwapEx(cublasHandle_t handle, int n, void * x, cudaDataType xType, int incx, void * y, cudaDataType yType, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSwapEx<false, false>(handle, n, x, xType, incx, y, yType, incy);
@@ -18777,7 +18777,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasSwapEx_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasSwapEx_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasSwapEx", Fn::k_cublasSwapEx_64, be.table.mublasSwapEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSwapEx", Fn::k_cublasSwapEx_64, be.table.mublasSwapEx, handle, static_cast<int>(n), x, xType, static_cast<int>(incx), y, yType, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSwapEx_64(cublasHandle_t handle, int64_t n, void * x, cudaDataType xType, int64_t incx, void * y, cudaDataType yType, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSwapEx_64<false, false>(handle, n, x, xType, incx, y, yType, incy);
@@ -18805,7 +18805,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasTSSgemvBatched ? ta::nvidia().p_cublasTSSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) : L::missing(Fn::k_cublasTSSgemvBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasTSSgemvBatched", Fn::k_cublasTSSgemvBatched, be.table.mublasTSSgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasTSSgemvBatched", Fn::k_cublasTSSgemvBatched, be.table.mublasTSSgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasTSSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float * alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float * beta, float *const yarray[], int incy, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasTSSgemvBatched<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -18844,7 +18844,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasTSSgemvBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasTSSgemvBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasTSSgemvBatched", Fn::k_cublasTSSgemvBatched_64, be.table.mublasTSSgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasTSSgemvBatched", Fn::k_cublasTSSgemvBatched_64, be.table.mublasTSSgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasTSSgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float * alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float * beta, float *const yarray[], int64_t incy, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasTSSgemvBatched_64<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -18871,7 +18871,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasTSSgemvStridedBatched ? ta::nvidia().p_cublasTSSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) : L::missing(Fn::k_cublasTSSgemvStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasTSSgemvStridedBatched", Fn::k_cublasTSSgemvStridedBatched, be.table.mublasTSSgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasTSSgemvStridedBatched", Fn::k_cublasTSSgemvStridedBatched, be.table.mublasTSSgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasTSSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float * alpha, const __nv_bfloat16 * A, int lda, long long strideA, const __nv_bfloat16 * x, int incx, long long stridex, const float * beta, float * y, int incy, long long stridey, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasTSSgemvStridedBatched<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -18911,7 +18911,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasTSSgemvStridedBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasTSSgemvStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasTSSgemvStridedBatched", Fn::k_cublasTSSgemvStridedBatched_64, be.table.mublasTSSgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasTSSgemvStridedBatched", Fn::k_cublasTSSgemvStridedBatched_64, be.table.mublasTSSgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasTSSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float * alpha, const __nv_bfloat16 * A, int64_t lda, long long strideA, const __nv_bfloat16 * x, int64_t incx, long long stridex, const float * beta, float * y, int64_t incy, long long stridey, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasTSSgemvStridedBatched_64<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -18939,7 +18939,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasTSTgemvBatched ? ta::nvidia().p_cublasTSTgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) : L::missing(Fn::k_cublasTSTgemvBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasTSTgemvBatched", Fn::k_cublasTSTgemvBatched, be.table.mublasTSTgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasTSTgemvBatched", Fn::k_cublasTSTgemvBatched, be.table.mublasTSTgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasTSTgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float * alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float * beta, __nv_bfloat16 *const yarray[], int incy, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasTSTgemvBatched<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -18978,7 +18978,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasTSTgemvBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasTSTgemvBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasTSTgemvBatched", Fn::k_cublasTSTgemvBatched_64, be.table.mublasTSTgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasTSTgemvBatched", Fn::k_cublasTSTgemvBatched_64, be.table.mublasTSTgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasTSTgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float * alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float * beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasTSTgemvBatched_64<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -19005,7 +19005,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasTSTgemvStridedBatched ? ta::nvidia().p_cublasTSTgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) : L::missing(Fn::k_cublasTSTgemvStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasTSTgemvStridedBatched", Fn::k_cublasTSTgemvStridedBatched, be.table.mublasTSTgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasTSTgemvStridedBatched", Fn::k_cublasTSTgemvStridedBatched, be.table.mublasTSTgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasTSTgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float * alpha, const __nv_bfloat16 * A, int lda, long long strideA, const __nv_bfloat16 * x, int incx, long long stridex, const float * beta, __nv_bfloat16 * y, int incy, long long stridey, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasTSTgemvStridedBatched<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -19045,7 +19045,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasTSTgemvStridedBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasTSTgemvStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasTSTgemvStridedBatched", Fn::k_cublasTSTgemvStridedBatched_64, be.table.mublasTSTgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasTSTgemvStridedBatched", Fn::k_cublasTSTgemvStridedBatched_64, be.table.mublasTSTgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasTSTgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float * alpha, const __nv_bfloat16 * A, int64_t lda, long long strideA, const __nv_bfloat16 * x, int64_t incx, long long stridex, const float * beta, __nv_bfloat16 * y, int64_t incy, long long stridey, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasTSTgemvStridedBatched_64<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -20550,7 +20550,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZaxpy_v2 ? ta::nvidia().p_cublasZaxpy_v2(handle, n, alpha, x, incx, y, incy) : L::missing(Fn::k_cublasZaxpy_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZaxpy", Fn::k_cublasZaxpy_v2, be.table.mublasZaxpy, handle, n, alpha, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZaxpy", Fn::k_cublasZaxpy_v2, be.table.mublasZaxpy, handle, n, alpha, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int incx, cuDoubleComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZaxpy_v2<false, false>(handle, n, alpha, x, incx, y, incy);
@@ -20584,7 +20584,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZaxpy_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZaxpy_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZaxpy", Fn::k_cublasZaxpy_v2_64, be.table.mublasZaxpy, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZaxpy", Fn::k_cublasZaxpy_v2_64, be.table.mublasZaxpy, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int64_t incx, cuDoubleComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZaxpy_v2_64<false, false>(handle, n, alpha, x, incx, y, incy);
@@ -20657,7 +20657,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZcopy_v2 ? ta::nvidia().p_cublasZcopy_v2(handle, n, x, incx, y, incy) : L::missing(Fn::k_cublasZcopy_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZcopy", Fn::k_cublasZcopy_v2, be.table.mublasZcopy, handle, n, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZcopy", Fn::k_cublasZcopy_v2, be.table.mublasZcopy, handle, n, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZcopy_v2(cublasHandle_t handle, int n, const cuDoubleComplex * x, int incx, cuDoubleComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZcopy_v2<false, false>(handle, n, x, incx, y, incy);
@@ -20691,7 +20691,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZcopy_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZcopy_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZcopy", Fn::k_cublasZcopy_v2_64, be.table.mublasZcopy, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZcopy", Fn::k_cublasZcopy_v2_64, be.table.mublasZcopy, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex * x, int64_t incx, cuDoubleComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZcopy_v2_64<false, false>(handle, n, x, incx, y, incy);
@@ -20719,7 +20719,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZdgmm ? ta::nvidia().p_cublasZdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc) : L::missing(Fn::k_cublasZdgmm);
-  return ta::traced_lib_call<L, kTraced>("mublasZdgmm", Fn::k_cublasZdgmm, be.table.mublasZdgmm, handle, mode, m, n, A, lda, x, incx, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZdgmm", Fn::k_cublasZdgmm, be.table.mublasZdgmm, handle, mode, m, n, A, lda, x, incx, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex * A, int lda, const cuDoubleComplex * x, int incx, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZdgmm<false, false>(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -20757,7 +20757,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZdgmm_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZdgmm_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZdgmm", Fn::k_cublasZdgmm_64, be.table.mublasZdgmm, handle, mode, static_cast<int>(m), static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx), C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZdgmm", Fn::k_cublasZdgmm_64, be.table.mublasZdgmm, handle, mode, static_cast<int>(m), static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx), C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * x, int64_t incx, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZdgmm_64<false, false>(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -20813,7 +20813,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZdotc_v2 ? ta::nvidia().p_cublasZdotc_v2(handle, n, x, incx, y, incy, result) : L::missing(Fn::k_cublasZdotc_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZdotc", Fn::k_cublasZdotc_v2, be.table.mublasZdotc, handle, n, x, incx, y, incy, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZdotc", Fn::k_cublasZdotc_v2, be.table.mublasZdotc, handle, n, x, incx, y, incy, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZdotc_v2(cublasHandle_t handle, int n, const cuDoubleComplex * x, int incx, const cuDoubleComplex * y, int incy, cuDoubleComplex * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZdotc_v2<false, false>(handle, n, x, incx, y, incy, result);
@@ -20847,7 +20847,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZdotc_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZdotc_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZdotc", Fn::k_cublasZdotc_v2_64, be.table.mublasZdotc, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZdotc", Fn::k_cublasZdotc_v2_64, be.table.mublasZdotc, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * y, int64_t incy, cuDoubleComplex * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZdotc_v2_64<false, false>(handle, n, x, incx, y, incy, result);
@@ -20903,7 +20903,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZdotu_v2 ? ta::nvidia().p_cublasZdotu_v2(handle, n, x, incx, y, incy, result) : L::missing(Fn::k_cublasZdotu_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZdotu", Fn::k_cublasZdotu_v2, be.table.mublasZdotu, handle, n, x, incx, y, incy, result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZdotu", Fn::k_cublasZdotu_v2, be.table.mublasZdotu, handle, n, x, incx, y, incy, result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZdotu_v2(cublasHandle_t handle, int n, const cuDoubleComplex * x, int incx, const cuDoubleComplex * y, int incy, cuDoubleComplex * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZdotu_v2<false, false>(handle, n, x, incx, y, incy, result);
@@ -20937,7 +20937,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZdotu_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZdotu_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZdotu", Fn::k_cublasZdotu_v2_64, be.table.mublasZdotu, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), result);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZdotu", Fn::k_cublasZdotu_v2_64, be.table.mublasZdotu, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), result);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * y, int64_t incy, cuDoubleComplex * result) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZdotu_v2_64<false, false>(handle, n, x, incx, y, incy, result);
@@ -20999,7 +20999,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZdrot_v2 ? ta::nvidia().p_cublasZdrot_v2(handle, n, x, incx, y, incy, c, s) : L::missing(Fn::k_cublasZdrot_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZdrot", Fn::k_cublasZdrot_v2, be.table.mublasZdrot, handle, n, x, incx, y, incy, c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZdrot", Fn::k_cublasZdrot_v2, be.table.mublasZdrot, handle, n, x, incx, y, incy, c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleComplex * x, int incx, cuDoubleComplex * y, int incy, const double * c, const double * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZdrot_v2<false, false>(handle, n, x, incx, y, incy, c, s);
@@ -21033,7 +21033,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZdrot_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZdrot_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZdrot", Fn::k_cublasZdrot_v2_64, be.table.mublasZdrot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZdrot", Fn::k_cublasZdrot_v2_64, be.table.mublasZdrot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex * x, int64_t incx, cuDoubleComplex * y, int64_t incy, const double * c, const double * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZdrot_v2_64<false, false>(handle, n, x, incx, y, incy, c, s);
@@ -21093,7 +21093,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZdscal_v2 ? ta::nvidia().p_cublasZdscal_v2(handle, n, alpha, x, incx) : L::missing(Fn::k_cublasZdscal_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZdscal", Fn::k_cublasZdscal_v2, be.table.mublasZdscal, handle, n, alpha, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZdscal", Fn::k_cublasZdscal_v2, be.table.mublasZdscal, handle, n, alpha, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZdscal_v2(cublasHandle_t handle, int n, const double * alpha, cuDoubleComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZdscal_v2<false, false>(handle, n, alpha, x, incx);
@@ -21124,7 +21124,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZdscal_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasZdscal_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasZdscal", Fn::k_cublasZdscal_v2_64, be.table.mublasZdscal, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZdscal", Fn::k_cublasZdscal_v2_64, be.table.mublasZdscal, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, const double * alpha, cuDoubleComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZdscal_v2_64<false, false>(handle, n, alpha, x, incx);
@@ -21185,7 +21185,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgbmv_v2 ? ta::nvidia().p_cublasZgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasZgbmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZgbmv", Fn::k_cublasZgbmv_v2, be.table.mublasZgbmv, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgbmv", Fn::k_cublasZgbmv_v2, be.table.mublasZgbmv, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * x, int incx, const cuDoubleComplex * beta, cuDoubleComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgbmv_v2<false, false>(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -21227,7 +21227,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZgbmv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZgbmv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZgbmv", Fn::k_cublasZgbmv_v2_64, be.table.mublasZgbmv, handle, trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(kl), static_cast<int>(ku), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgbmv", Fn::k_cublasZgbmv_v2_64, be.table.mublasZgbmv, handle, trans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(kl), static_cast<int>(ku), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * beta, cuDoubleComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgbmv_v2_64<false, false>(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -21255,7 +21255,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgeam ? ta::nvidia().p_cublasZgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc) : L::missing(Fn::k_cublasZgeam);
-  return ta::traced_lib_call<L, kTraced>("mublasZgeam", Fn::k_cublasZgeam, be.table.mublasZgeam, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgeam", Fn::k_cublasZgeam, be.table.mublasZgeam, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * beta, const cuDoubleComplex * B, int ldb, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgeam<false, false>(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -21293,7 +21293,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZgeam_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZgeam_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZgeam", Fn::k_cublasZgeam_64, be.table.mublasZgeam, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), beta, B, static_cast<int>(ldb), C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgeam", Fn::k_cublasZgeam_64, be.table.mublasZgeam, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), beta, B, static_cast<int>(ldb), C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * beta, const cuDoubleComplex * B, int64_t ldb, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgeam_64<false, false>(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -21321,7 +21321,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgelsBatched ? ta::nvidia().p_cublasZgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize) : L::missing(Fn::k_cublasZgelsBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasZgelsBatched", Fn::k_cublasZgelsBatched, be.table.mublasZgelsBatched, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgelsBatched", Fn::k_cublasZgelsBatched, be.table.mublasZgelsBatched, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int * info, int * devInfoArray, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgelsBatched<false, false>(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -21382,7 +21382,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgemm3m ? ta::nvidia().p_cublasZgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasZgemm3m);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemm3m", Fn::k_cublasZgemm3m, be.table.mublasZgemm3m, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemm3m", Fn::k_cublasZgemm3m, be.table.mublasZgemm3m, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * B, int ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemm3m<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -21422,7 +21422,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZgemm3m_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZgemm3m_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemm3m", Fn::k_cublasZgemm3m_64, be.table.mublasZgemm3m, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemm3m", Fn::k_cublasZgemm3m_64, be.table.mublasZgemm3m, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * B, int64_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemm3m_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -21450,7 +21450,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgemmBatched ? ta::nvidia().p_cublasZgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount) : L::missing(Fn::k_cublasZgemmBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemmBatched", Fn::k_cublasZgemmBatched, be.table.mublasZgemmBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemmBatched", Fn::k_cublasZgemmBatched, be.table.mublasZgemmBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex * alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex * beta, cuDoubleComplex *const Carray[], int ldc, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemmBatched<false, false>(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -21492,7 +21492,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZgemmBatched_64, "ldc", ldc);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasZgemmBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemmBatched", Fn::k_cublasZgemmBatched_64, be.table.mublasZgemmBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, Aarray, static_cast<int>(lda), Barray, static_cast<int>(ldb), beta, Carray, static_cast<int>(ldc), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemmBatched", Fn::k_cublasZgemmBatched_64, be.table.mublasZgemmBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, Aarray, static_cast<int>(lda), Barray, static_cast<int>(ldb), beta, Carray, static_cast<int>(ldc), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex * alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex * beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemmBatched_64<false, false>(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -21520,7 +21520,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgemmStridedBatched ? ta::nvidia().p_cublasZgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount) : L::missing(Fn::k_cublasZgemmStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemmStridedBatched", Fn::k_cublasZgemmStridedBatched, be.table.mublasZgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemmStridedBatched", Fn::k_cublasZgemmStridedBatched, be.table.mublasZgemmStridedBatched, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, long long strideA, const cuDoubleComplex * B, int ldb, long long strideB, const cuDoubleComplex * beta, cuDoubleComplex * C, int ldc, long long strideC, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemmStridedBatched<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -21562,7 +21562,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZgemmStridedBatched_64, "ldc", ldc);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasZgemmStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemmStridedBatched", Fn::k_cublasZgemmStridedBatched_64, be.table.mublasZgemmStridedBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb), strideB, beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemmStridedBatched", Fn::k_cublasZgemmStridedBatched_64, be.table.mublasZgemmStridedBatched, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), strideA, B, static_cast<int>(ldb), strideB, beta, C, static_cast<int>(ldc), strideC, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, long long strideA, const cuDoubleComplex * B, int64_t ldb, long long strideB, const cuDoubleComplex * beta, cuDoubleComplex * C, int64_t ldc, long long strideC, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemmStridedBatched_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -21590,7 +21590,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgemm_v2 ? ta::nvidia().p_cublasZgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasZgemm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemm", Fn::k_cublasZgemm_v2, be.table.mublasZgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemm", Fn::k_cublasZgemm_v2, be.table.mublasZgemm, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * B, int ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemm_v2<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -21630,7 +21630,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZgemm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZgemm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemm", Fn::k_cublasZgemm_v2_64, be.table.mublasZgemm, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemm", Fn::k_cublasZgemm_v2_64, be.table.mublasZgemm, handle, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * B, int64_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemm_v2_64<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -21692,7 +21692,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgemvBatched ? ta::nvidia().p_cublasZgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) : L::missing(Fn::k_cublasZgemvBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemvBatched", Fn::k_cublasZgemvBatched, be.table.mublasZgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemvBatched", Fn::k_cublasZgemvBatched, be.table.mublasZgemvBatched, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex * alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex * beta, cuDoubleComplex *const yarray[], int incy, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemvBatched<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -21731,7 +21731,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZgemvBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasZgemvBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemvBatched", Fn::k_cublasZgemvBatched_64, be.table.mublasZgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemvBatched", Fn::k_cublasZgemvBatched_64, be.table.mublasZgemvBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, Aarray, static_cast<int>(lda), xarray, static_cast<int>(incx), beta, yarray, static_cast<int>(incy), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex * beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemvBatched_64<false, false>(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -21758,7 +21758,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgemvStridedBatched ? ta::nvidia().p_cublasZgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) : L::missing(Fn::k_cublasZgemvStridedBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemvStridedBatched", Fn::k_cublasZgemvStridedBatched, be.table.mublasZgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemvStridedBatched", Fn::k_cublasZgemvStridedBatched, be.table.mublasZgemvStridedBatched, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, long long strideA, const cuDoubleComplex * x, int incx, long long stridex, const cuDoubleComplex * beta, cuDoubleComplex * y, int incy, long long stridey, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemvStridedBatched<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -21798,7 +21798,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZgemvStridedBatched_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasZgemvStridedBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemvStridedBatched", Fn::k_cublasZgemvStridedBatched_64, be.table.mublasZgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemvStridedBatched", Fn::k_cublasZgemvStridedBatched_64, be.table.mublasZgemvStridedBatched, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), strideA, x, static_cast<int>(incx), stridex, beta, y, static_cast<int>(incy), stridey, static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, long long strideA, const cuDoubleComplex * x, int64_t incx, long long stridex, const cuDoubleComplex * beta, cuDoubleComplex * y, int64_t incy, long long stridey, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemvStridedBatched_64<false, false>(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -21826,7 +21826,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgemv_v2 ? ta::nvidia().p_cublasZgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasZgemv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemv", Fn::k_cublasZgemv_v2, be.table.mublasZgemv, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemv", Fn::k_cublasZgemv_v2, be.table.mublasZgemv, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * x, int incx, const cuDoubleComplex * beta, cuDoubleComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemv_v2<false, false>(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -21864,7 +21864,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZgemv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZgemv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZgemv", Fn::k_cublasZgemv_v2_64, be.table.mublasZgemv, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgemv", Fn::k_cublasZgemv_v2_64, be.table.mublasZgemv, handle, trans, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * beta, cuDoubleComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgemv_v2_64<false, false>(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -21892,7 +21892,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgeqrfBatched ? ta::nvidia().p_cublasZgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize) : L::missing(Fn::k_cublasZgeqrfBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasZgeqrfBatched", Fn::k_cublasZgeqrfBatched, be.table.mublasZgeqrfBatched, handle, m, n, Aarray, lda, TauArray, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgeqrfBatched", Fn::k_cublasZgeqrfBatched, be.table.mublasZgeqrfBatched, handle, m, n, Aarray, lda, TauArray, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgeqrfBatched(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgeqrfBatched<false, false>(handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -21952,7 +21952,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgerc_v2 ? ta::nvidia().p_cublasZgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda) : L::missing(Fn::k_cublasZgerc_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZgerc", Fn::k_cublasZgerc_v2, be.table.mublasZgerc, handle, m, n, alpha, x, incx, y, incy, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgerc", Fn::k_cublasZgerc_v2, be.table.mublasZgerc, handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgerc_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int incx, const cuDoubleComplex * y, int incy, cuDoubleComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgerc_v2<false, false>(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -21990,7 +21990,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZgerc_v2_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasZgerc_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasZgerc", Fn::k_cublasZgerc_v2_64, be.table.mublasZgerc, handle, static_cast<int>(m), static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgerc", Fn::k_cublasZgerc_v2_64, be.table.mublasZgerc, handle, static_cast<int>(m), static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * y, int64_t incy, cuDoubleComplex * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgerc_v2_64<false, false>(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -22052,7 +22052,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgeru_v2 ? ta::nvidia().p_cublasZgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda) : L::missing(Fn::k_cublasZgeru_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZgeru", Fn::k_cublasZgeru_v2, be.table.mublasZgeru, handle, m, n, alpha, x, incx, y, incy, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgeru", Fn::k_cublasZgeru_v2, be.table.mublasZgeru, handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgeru_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int incx, const cuDoubleComplex * y, int incy, cuDoubleComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgeru_v2<false, false>(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -22090,7 +22090,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZgeru_v2_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasZgeru_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasZgeru", Fn::k_cublasZgeru_v2_64, be.table.mublasZgeru, handle, static_cast<int>(m), static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgeru", Fn::k_cublasZgeru_v2_64, be.table.mublasZgeru, handle, static_cast<int>(m), static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * y, int64_t incy, cuDoubleComplex * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgeru_v2_64<false, false>(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -22118,7 +22118,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgetrfBatched ? ta::nvidia().p_cublasZgetrfBatched(handle, n, A, lda, P, info, batchSize) : L::missing(Fn::k_cublasZgetrfBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasZgetrfBatched", Fn::k_cublasZgetrfBatched, be.table.mublasZgetrfBatched, handle, n, A, lda, P, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgetrfBatched", Fn::k_cublasZgetrfBatched, be.table.mublasZgetrfBatched, handle, n, A, lda, P, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int * P, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgetrfBatched<false, false>(handle, n, A, lda, P, info, batchSize);
@@ -22145,7 +22145,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgetriBatched ? ta::nvidia().p_cublasZgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize) : L::missing(Fn::k_cublasZgetriBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasZgetriBatched", Fn::k_cublasZgetriBatched, be.table.mublasZgetriBatched, handle, n, A, lda, P, C, ldc, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgetriBatched", Fn::k_cublasZgetriBatched, be.table.mublasZgetriBatched, handle, n, A, lda, P, C, ldc, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgetriBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int * P, cuDoubleComplex *const C[], int ldc, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgetriBatched<false, false>(handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -22171,7 +22171,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZgetrsBatched ? ta::nvidia().p_cublasZgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize) : L::missing(Fn::k_cublasZgetrsBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasZgetrsBatched", Fn::k_cublasZgetrsBatched, be.table.mublasZgetrsBatched, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZgetrsBatched", Fn::k_cublasZgetrsBatched, be.table.mublasZgetrsBatched, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int * devIpiv, cuDoubleComplex *const Barray[], int ldb, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZgetrsBatched<false, false>(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -22232,7 +22232,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZhbmv_v2 ? ta::nvidia().p_cublasZhbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasZhbmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZhbmv", Fn::k_cublasZhbmv_v2, be.table.mublasZhbmv, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZhbmv", Fn::k_cublasZhbmv_v2, be.table.mublasZhbmv, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * x, int incx, const cuDoubleComplex * beta, cuDoubleComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZhbmv_v2<false, false>(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -22270,7 +22270,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZhbmv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZhbmv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZhbmv", Fn::k_cublasZhbmv_v2_64, be.table.mublasZhbmv, handle, uplo, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZhbmv", Fn::k_cublasZhbmv_v2_64, be.table.mublasZhbmv, handle, uplo, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * beta, cuDoubleComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZhbmv_v2_64<false, false>(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -22332,7 +22332,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZhemm_v2 ? ta::nvidia().p_cublasZhemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasZhemm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZhemm", Fn::k_cublasZhemm_v2, be.table.mublasZhemm, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZhemm", Fn::k_cublasZhemm_v2, be.table.mublasZhemm, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * B, int ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZhemm_v2<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -22370,7 +22370,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZhemm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZhemm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZhemm", Fn::k_cublasZhemm_v2_64, be.table.mublasZhemm, handle, side, uplo, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZhemm", Fn::k_cublasZhemm_v2_64, be.table.mublasZhemm, handle, side, uplo, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * B, int64_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZhemm_v2_64<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -22432,7 +22432,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZhemv_v2 ? ta::nvidia().p_cublasZhemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasZhemv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZhemv", Fn::k_cublasZhemv_v2, be.table.mublasZhemv, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZhemv", Fn::k_cublasZhemv_v2, be.table.mublasZhemv, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * x, int incx, const cuDoubleComplex * beta, cuDoubleComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZhemv_v2<false, false>(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -22468,7 +22468,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZhemv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZhemv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZhemv", Fn::k_cublasZhemv_v2_64, be.table.mublasZhemv, handle, uplo, static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZhemv", Fn::k_cublasZhemv_v2_64, be.table.mublasZhemv, handle, uplo, static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * beta, cuDoubleComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZhemv_v2_64<false, false>(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -22564,7 +22564,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZher2_v2 ? ta::nvidia().p_cublasZher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda) : L::missing(Fn::k_cublasZher2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZher2", Fn::k_cublasZher2_v2, be.table.mublasZher2, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZher2", Fn::k_cublasZher2_v2, be.table.mublasZher2, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int incx, const cuDoubleComplex * y, int incy, cuDoubleComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZher2_v2<false, false>(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -22600,7 +22600,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZher2_v2_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasZher2_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasZher2", Fn::k_cublasZher2_v2_64, be.table.mublasZher2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZher2", Fn::k_cublasZher2_v2_64, be.table.mublasZher2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * y, int64_t incy, cuDoubleComplex * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZher2_v2_64<false, false>(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -22662,7 +22662,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZher2k_v2 ? ta::nvidia().p_cublasZher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasZher2k_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZher2k", Fn::k_cublasZher2k_v2, be.table.mublasZher2k, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZher2k", Fn::k_cublasZher2k_v2, be.table.mublasZher2k, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * B, int ldb, const double * beta, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZher2k_v2<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -22700,7 +22700,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZher2k_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZher2k_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZher2k", Fn::k_cublasZher2k_v2_64, be.table.mublasZher2k, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZher2k", Fn::k_cublasZher2k_v2_64, be.table.mublasZher2k, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * B, int64_t ldb, const double * beta, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZher2k_v2_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -22728,7 +22728,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZher_v2 ? ta::nvidia().p_cublasZher_v2(handle, uplo, n, alpha, x, incx, A, lda) : L::missing(Fn::k_cublasZher_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZher", Fn::k_cublasZher_v2, be.table.mublasZher, handle, uplo, n, alpha, x, incx, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZher", Fn::k_cublasZher_v2, be.table.mublasZher, handle, uplo, n, alpha, x, incx, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double * alpha, const cuDoubleComplex * x, int incx, cuDoubleComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZher_v2<false, false>(handle, uplo, n, alpha, x, incx, A, lda);
@@ -22762,7 +22762,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZher_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasZher_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasZher", Fn::k_cublasZher_v2_64, be.table.mublasZher, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZher", Fn::k_cublasZher_v2_64, be.table.mublasZher, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double * alpha, const cuDoubleComplex * x, int64_t incx, cuDoubleComplex * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZher_v2_64<false, false>(handle, uplo, n, alpha, x, incx, A, lda);
@@ -22824,7 +22824,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZherk_v2 ? ta::nvidia().p_cublasZherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) : L::missing(Fn::k_cublasZherk_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZherk", Fn::k_cublasZherk_v2, be.table.mublasZherk, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZherk", Fn::k_cublasZherk_v2, be.table.mublasZherk, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double * alpha, const cuDoubleComplex * A, int lda, const double * beta, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZherk_v2<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -22860,7 +22860,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZherk_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZherk_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZherk", Fn::k_cublasZherk_v2_64, be.table.mublasZherk, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZherk", Fn::k_cublasZherk_v2_64, be.table.mublasZherk, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double * alpha, const cuDoubleComplex * A, int64_t lda, const double * beta, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZherk_v2_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -22888,7 +22888,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZherkx ? ta::nvidia().p_cublasZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasZherkx);
-  return ta::traced_lib_call<L, kTraced>("mublasZherkx", Fn::k_cublasZherkx, be.table.mublasZherkx, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZherkx", Fn::k_cublasZherkx, be.table.mublasZherkx, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * B, int ldb, const double * beta, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZherkx<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -22926,7 +22926,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZherkx_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZherkx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZherkx", Fn::k_cublasZherkx_64, be.table.mublasZherkx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZherkx", Fn::k_cublasZherkx_64, be.table.mublasZherkx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * B, int64_t ldb, const double * beta, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZherkx_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -22988,7 +22988,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZhpmv_v2 ? ta::nvidia().p_cublasZhpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy) : L::missing(Fn::k_cublasZhpmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZhpmv", Fn::k_cublasZhpmv_v2, be.table.mublasZhpmv, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZhpmv", Fn::k_cublasZhpmv_v2, be.table.mublasZhpmv, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * AP, const cuDoubleComplex * x, int incx, const cuDoubleComplex * beta, cuDoubleComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZhpmv_v2<false, false>(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -23022,7 +23022,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZhpmv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZhpmv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZhpmv", Fn::k_cublasZhpmv_v2_64, be.table.mublasZhpmv, handle, uplo, static_cast<int>(n), alpha, AP, x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZhpmv", Fn::k_cublasZhpmv_v2_64, be.table.mublasZhpmv, handle, uplo, static_cast<int>(n), alpha, AP, x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * AP, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * beta, cuDoubleComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZhpmv_v2_64<false, false>(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -23118,7 +23118,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZhpr2_v2 ? ta::nvidia().p_cublasZhpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP) : L::missing(Fn::k_cublasZhpr2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZhpr2", Fn::k_cublasZhpr2_v2, be.table.mublasZhpr2, handle, uplo, n, alpha, x, incx, y, incy, AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZhpr2", Fn::k_cublasZhpr2_v2, be.table.mublasZhpr2, handle, uplo, n, alpha, x, incx, y, incy, AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int incx, const cuDoubleComplex * y, int incy, cuDoubleComplex * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZhpr2_v2<false, false>(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -23152,7 +23152,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZhpr2_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZhpr2_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZhpr2", Fn::k_cublasZhpr2_v2_64, be.table.mublasZhpr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZhpr2", Fn::k_cublasZhpr2_v2_64, be.table.mublasZhpr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * y, int64_t incy, cuDoubleComplex * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZhpr2_v2_64<false, false>(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -23180,7 +23180,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZhpr_v2 ? ta::nvidia().p_cublasZhpr_v2(handle, uplo, n, alpha, x, incx, AP) : L::missing(Fn::k_cublasZhpr_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZhpr", Fn::k_cublasZhpr_v2, be.table.mublasZhpr, handle, uplo, n, alpha, x, incx, AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZhpr", Fn::k_cublasZhpr_v2, be.table.mublasZhpr, handle, uplo, n, alpha, x, incx, AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double * alpha, const cuDoubleComplex * x, int incx, cuDoubleComplex * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZhpr_v2<false, false>(handle, uplo, n, alpha, x, incx, AP);
@@ -23212,7 +23212,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZhpr_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasZhpr_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasZhpr", Fn::k_cublasZhpr_v2_64, be.table.mublasZhpr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZhpr", Fn::k_cublasZhpr_v2_64, be.table.mublasZhpr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double * alpha, const cuDoubleComplex * x, int64_t incx, cuDoubleComplex * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZhpr_v2_64<false, false>(handle, uplo, n, alpha, x, incx, AP);
@@ -23240,7 +23240,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZmatinvBatched ? ta::nvidia().p_cublasZmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize) : L::missing(Fn::k_cublasZmatinvBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasZmatinvBatched", Fn::k_cublasZmatinvBatched, be.table.mublasZmatinvBatched, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZmatinvBatched", Fn::k_cublasZmatinvBatched, be.table.mublasZmatinvBatched, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZmatinvBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int * info, int batchSize) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZmatinvBatched<false, false>(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -23300,7 +23300,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZrot_v2 ? ta::nvidia().p_cublasZrot_v2(handle, n, x, incx, y, incy, c, s) : L::missing(Fn::k_cublasZrot_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZrot", Fn::k_cublasZrot_v2, be.table.mublasZrot, handle, n, x, incx, y, incy, c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZrot", Fn::k_cublasZrot_v2, be.table.mublasZrot, handle, n, x, incx, y, incy, c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComplex * x, int incx, cuDoubleComplex * y, int incy, const double * c, const cuDoubleComplex * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZrot_v2<false, false>(handle, n, x, incx, y, incy, c, s);
@@ -23334,7 +23334,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZrot_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZrot_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZrot", Fn::k_cublasZrot_v2_64, be.table.mublasZrot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZrot", Fn::k_cublasZrot_v2_64, be.table.mublasZrot, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy), c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex * x, int64_t incx, cuDoubleComplex * y, int64_t incy, const double * c, const cuDoubleComplex * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZrot_v2_64<false, false>(handle, n, x, incx, y, incy, c, s);
@@ -23394,7 +23394,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZrotg_v2 ? ta::nvidia().p_cublasZrotg_v2(handle, a, b, c, s) : L::missing(Fn::k_cublasZrotg_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZrotg", Fn::k_cublasZrotg_v2, be.table.mublasZrotg, handle, a, b, c, s);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZrotg", Fn::k_cublasZrotg_v2, be.table.mublasZrotg, handle, a, b, c, s);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex * a, cuDoubleComplex * b, double * c, cuDoubleComplex * s) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZrotg_v2<false, false>(handle, a, b, c, s);
@@ -23453,7 +23453,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZscal_v2 ? ta::nvidia().p_cublasZscal_v2(handle, n, alpha, x, incx) : L::missing(Fn::k_cublasZscal_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZscal", Fn::k_cublasZscal_v2, be.table.mublasZscal, handle, n, alpha, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZscal", Fn::k_cublasZscal_v2, be.table.mublasZscal, handle, n, alpha, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZscal_v2(cublasHandle_t handle, int n, const cuDoubleComplex * alpha, cuDoubleComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZscal_v2<false, false>(handle, n, alpha, x, incx);
@@ -23484,7 +23484,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZscal_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasZscal_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasZscal", Fn::k_cublasZscal_v2_64, be.table.mublasZscal, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZscal", Fn::k_cublasZscal_v2_64, be.table.mublasZscal, handle, static_cast<int>(n), alpha, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZscal_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex * alpha, cuDoubleComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZscal_v2_64<false, false>(handle, n, alpha, x, incx);
@@ -23545,7 +23545,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZswap_v2 ? ta::nvidia().p_cublasZswap_v2(handle, n, x, incx, y, incy) : L::missing(Fn::k_cublasZswap_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZswap", Fn::k_cublasZswap_v2, be.table.mublasZswap, handle, n, x, incx, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZswap", Fn::k_cublasZswap_v2, be.table.mublasZswap, handle, n, x, incx, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleComplex * x, int incx, cuDoubleComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZswap_v2<false, false>(handle, n, x, incx, y, incy);
@@ -23579,7 +23579,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZswap_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZswap_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZswap", Fn::k_cublasZswap_v2_64, be.table.mublasZswap, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZswap", Fn::k_cublasZswap_v2_64, be.table.mublasZswap, handle, static_cast<int>(n), x, static_cast<int>(incx), y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex * x, int64_t incx, cuDoubleComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZswap_v2_64<false, false>(handle, n, x, incx, y, incy);
@@ -23641,7 +23641,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZsymm_v2 ? ta::nvidia().p_cublasZsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasZsymm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZsymm", Fn::k_cublasZsymm_v2, be.table.mublasZsymm, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsymm", Fn::k_cublasZsymm_v2, be.table.mublasZsymm, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * B, int ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsymm_v2<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -23679,7 +23679,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZsymm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZsymm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZsymm", Fn::k_cublasZsymm_v2_64, be.table.mublasZsymm, handle, side, uplo, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsymm", Fn::k_cublasZsymm_v2_64, be.table.mublasZsymm, handle, side, uplo, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * B, int64_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsymm_v2_64<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -23707,7 +23707,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZsymv_v2 ? ta::nvidia().p_cublasZsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy) : L::missing(Fn::k_cublasZsymv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZsymv", Fn::k_cublasZsymv_v2, be.table.mublasZsymv, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsymv", Fn::k_cublasZsymv_v2, be.table.mublasZsymv, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * x, int incx, const cuDoubleComplex * beta, cuDoubleComplex * y, int incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsymv_v2<false, false>(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -23743,7 +23743,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZsymv_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incy)))
     return L::too_large(Fn::k_cublasZsymv_v2_64, "incy", incy);
-  return ta::traced_lib_call<L, kTraced>("mublasZsymv", Fn::k_cublasZsymv_v2_64, be.table.mublasZsymv, handle, uplo, static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsymv", Fn::k_cublasZsymv_v2_64, be.table.mublasZsymv, handle, uplo, static_cast<int>(n), alpha, A, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * beta, cuDoubleComplex * y, int64_t incy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsymv_v2_64<false, false>(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -23771,7 +23771,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZsyr2_v2 ? ta::nvidia().p_cublasZsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda) : L::missing(Fn::k_cublasZsyr2_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZsyr2", Fn::k_cublasZsyr2_v2, be.table.mublasZsyr2, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsyr2", Fn::k_cublasZsyr2_v2, be.table.mublasZsyr2, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int incx, const cuDoubleComplex * y, int incy, cuDoubleComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsyr2_v2<false, false>(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -23807,7 +23807,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZsyr2_v2_64, "incy", incy);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasZsyr2_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasZsyr2", Fn::k_cublasZsyr2_v2_64, be.table.mublasZsyr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsyr2", Fn::k_cublasZsyr2_v2_64, be.table.mublasZsyr2, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), y, static_cast<int>(incy), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int64_t incx, const cuDoubleComplex * y, int64_t incy, cuDoubleComplex * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsyr2_v2_64<false, false>(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -23869,7 +23869,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZsyr2k_v2 ? ta::nvidia().p_cublasZsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasZsyr2k_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZsyr2k", Fn::k_cublasZsyr2k_v2, be.table.mublasZsyr2k, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsyr2k", Fn::k_cublasZsyr2k_v2, be.table.mublasZsyr2k, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * B, int ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsyr2k_v2<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -23907,7 +23907,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZsyr2k_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZsyr2k_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZsyr2k", Fn::k_cublasZsyr2k_v2_64, be.table.mublasZsyr2k, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsyr2k", Fn::k_cublasZsyr2k_v2_64, be.table.mublasZsyr2k, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * B, int64_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsyr2k_v2_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -23935,7 +23935,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZsyr_v2 ? ta::nvidia().p_cublasZsyr_v2(handle, uplo, n, alpha, x, incx, A, lda) : L::missing(Fn::k_cublasZsyr_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZsyr", Fn::k_cublasZsyr_v2, be.table.mublasZsyr, handle, uplo, n, alpha, x, incx, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsyr", Fn::k_cublasZsyr_v2, be.table.mublasZsyr, handle, uplo, n, alpha, x, incx, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int incx, cuDoubleComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsyr_v2<false, false>(handle, uplo, n, alpha, x, incx, A, lda);
@@ -23969,7 +23969,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZsyr_v2_64, "incx", incx);
   if (TORCHADA_UNLIKELY(!ta::fits_int(lda)))
     return L::too_large(Fn::k_cublasZsyr_v2_64, "lda", lda);
-  return ta::traced_lib_call<L, kTraced>("mublasZsyr", Fn::k_cublasZsyr_v2_64, be.table.mublasZsyr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), A, static_cast<int>(lda));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsyr", Fn::k_cublasZsyr_v2_64, be.table.mublasZsyr, handle, uplo, static_cast<int>(n), alpha, x, static_cast<int>(incx), A, static_cast<int>(lda));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * x, int64_t incx, cuDoubleComplex * A, int64_t lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsyr_v2_64<false, false>(handle, uplo, n, alpha, x, incx, A, lda);
@@ -24031,7 +24031,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZsyrk_v2 ? ta::nvidia().p_cublasZsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) : L::missing(Fn::k_cublasZsyrk_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZsyrk", Fn::k_cublasZsyrk_v2, be.table.mublasZsyrk, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsyrk", Fn::k_cublasZsyrk_v2, be.table.mublasZsyrk, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * beta, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsyrk_v2<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -24067,7 +24067,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZsyrk_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZsyrk_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZsyrk", Fn::k_cublasZsyrk_v2_64, be.table.mublasZsyrk, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsyrk", Fn::k_cublasZsyrk_v2_64, be.table.mublasZsyrk, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * beta, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsyrk_v2_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -24095,7 +24095,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZsyrkx ? ta::nvidia().p_cublasZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasZsyrkx);
-  return ta::traced_lib_call<L, kTraced>("mublasZsyrkx", Fn::k_cublasZsyrkx, be.table.mublasZsyrkx, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsyrkx", Fn::k_cublasZsyrkx, be.table.mublasZsyrkx, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * B, int ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsyrkx<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -24133,7 +24133,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZsyrkx_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZsyrkx_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZsyrkx", Fn::k_cublasZsyrkx_64, be.table.mublasZsyrkx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZsyrkx", Fn::k_cublasZsyrkx_64, be.table.mublasZsyrkx, handle, uplo, trans, static_cast<int>(n), static_cast<int>(k), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * B, int64_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZsyrkx_64<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -24196,7 +24196,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZtbmv_v2 ? ta::nvidia().p_cublasZtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) : L::missing(Fn::k_cublasZtbmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZtbmv", Fn::k_cublasZtbmv_v2, be.table.mublasZtbmv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtbmv", Fn::k_cublasZtbmv_v2, be.table.mublasZtbmv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex * A, int lda, cuDoubleComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtbmv_v2<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -24232,7 +24232,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZtbmv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasZtbmv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasZtbmv", Fn::k_cublasZtbmv_v2_64, be.table.mublasZtbmv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtbmv", Fn::k_cublasZtbmv_v2_64, be.table.mublasZtbmv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex * A, int64_t lda, cuDoubleComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtbmv_v2_64<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -24295,7 +24295,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZtbsv_v2 ? ta::nvidia().p_cublasZtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) : L::missing(Fn::k_cublasZtbsv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZtbsv", Fn::k_cublasZtbsv_v2, be.table.mublasZtbsv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtbsv", Fn::k_cublasZtbsv_v2, be.table.mublasZtbsv, handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex * A, int lda, cuDoubleComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtbsv_v2<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -24331,7 +24331,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZtbsv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasZtbsv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasZtbsv", Fn::k_cublasZtbsv_v2_64, be.table.mublasZtbsv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtbsv", Fn::k_cublasZtbsv_v2_64, be.table.mublasZtbsv, handle, uplo, trans, diag, static_cast<int>(n), static_cast<int>(k), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex * A, int64_t lda, cuDoubleComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtbsv_v2_64<false, false>(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -24394,7 +24394,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZtpmv_v2 ? ta::nvidia().p_cublasZtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx) : L::missing(Fn::k_cublasZtpmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZtpmv", Fn::k_cublasZtpmv_v2, be.table.mublasZtpmv, handle, uplo, trans, diag, n, AP, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtpmv", Fn::k_cublasZtpmv_v2, be.table.mublasZtpmv, handle, uplo, trans, diag, n, AP, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex * AP, cuDoubleComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtpmv_v2<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -24426,7 +24426,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZtpmv_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasZtpmv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasZtpmv", Fn::k_cublasZtpmv_v2_64, be.table.mublasZtpmv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtpmv", Fn::k_cublasZtpmv_v2_64, be.table.mublasZtpmv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex * AP, cuDoubleComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtpmv_v2_64<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -24489,7 +24489,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZtpsv_v2 ? ta::nvidia().p_cublasZtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx) : L::missing(Fn::k_cublasZtpsv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZtpsv", Fn::k_cublasZtpsv_v2, be.table.mublasZtpsv, handle, uplo, trans, diag, n, AP, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtpsv", Fn::k_cublasZtpsv_v2, be.table.mublasZtpsv, handle, uplo, trans, diag, n, AP, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex * AP, cuDoubleComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtpsv_v2<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -24521,7 +24521,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZtpsv_v2_64, "n", n);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasZtpsv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasZtpsv", Fn::k_cublasZtpsv_v2_64, be.table.mublasZtpsv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtpsv", Fn::k_cublasZtpsv_v2_64, be.table.mublasZtpsv, handle, uplo, trans, diag, static_cast<int>(n), AP, x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex * AP, cuDoubleComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtpsv_v2_64<false, false>(handle, uplo, trans, diag, n, AP, x, incx);
@@ -24549,7 +24549,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZtpttr ? ta::nvidia().p_cublasZtpttr(handle, uplo, n, AP, A, lda) : L::missing(Fn::k_cublasZtpttr);
-  return ta::traced_lib_call<L, kTraced>("mublasZtpttr", Fn::k_cublasZtpttr, be.table.mublasZtpttr, handle, uplo, n, AP, A, lda);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtpttr", Fn::k_cublasZtpttr, be.table.mublasZtpttr, handle, uplo, n, AP, A, lda);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex * AP, cuDoubleComplex * A, int lda) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtpttr<false, false>(handle, uplo, n, AP, A, lda);
@@ -24612,7 +24612,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZtrmm_v2 ? ta::nvidia().p_cublasZtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc) : L::missing(Fn::k_cublasZtrmm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZtrmm", Fn::k_cublasZtrmm_v2, be.table.mublasZtrmm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtrmm", Fn::k_cublasZtrmm_v2, be.table.mublasZtrmm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, const cuDoubleComplex * B, int ldb, cuDoubleComplex * C, int ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtrmm_v2<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -24650,7 +24650,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZtrmm_v2_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldc)))
     return L::too_large(Fn::k_cublasZtrmm_v2_64, "ldc", ldc);
-  return ta::traced_lib_call<L, kTraced>("mublasZtrmm", Fn::k_cublasZtrmm_v2_64, be.table.mublasZtrmm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), C, static_cast<int>(ldc));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtrmm", Fn::k_cublasZtrmm_v2_64, be.table.mublasZtrmm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), C, static_cast<int>(ldc));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, const cuDoubleComplex * B, int64_t ldb, cuDoubleComplex * C, int64_t ldc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtrmm_v2_64<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -24713,7 +24713,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZtrmv_v2 ? ta::nvidia().p_cublasZtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) : L::missing(Fn::k_cublasZtrmv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZtrmv", Fn::k_cublasZtrmv_v2, be.table.mublasZtrmv, handle, uplo, trans, diag, n, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtrmv", Fn::k_cublasZtrmv_v2, be.table.mublasZtrmv, handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex * A, int lda, cuDoubleComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtrmv_v2<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -24747,7 +24747,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZtrmv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasZtrmv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasZtrmv", Fn::k_cublasZtrmv_v2_64, be.table.mublasZtrmv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtrmv", Fn::k_cublasZtrmv_v2_64, be.table.mublasZtrmv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex * A, int64_t lda, cuDoubleComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtrmv_v2_64<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -24810,7 +24810,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZtrsmBatched ? ta::nvidia().p_cublasZtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount) : L::missing(Fn::k_cublasZtrsmBatched);
-  return ta::traced_lib_call<L, kTraced>("mublasZtrsmBatched", Fn::k_cublasZtrsmBatched, be.table.mublasZtrsmBatched, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtrsmBatched", Fn::k_cublasZtrsmBatched, be.table.mublasZtrsmBatched, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex * alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtrsmBatched<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -24848,7 +24848,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZtrsmBatched_64, "ldb", ldb);
   if (TORCHADA_UNLIKELY(!ta::fits_int(batchCount)))
     return L::too_large(Fn::k_cublasZtrsmBatched_64, "batchCount", batchCount);
-  return ta::traced_lib_call<L, kTraced>("mublasZtrsmBatched", Fn::k_cublasZtrsmBatched_64, be.table.mublasZtrsmBatched, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), static_cast<int>(batchCount));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtrsmBatched", Fn::k_cublasZtrsmBatched_64, be.table.mublasZtrsmBatched, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), static_cast<int>(batchCount));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtrsmBatched_64<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -24876,7 +24876,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZtrsm_v2 ? ta::nvidia().p_cublasZtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb) : L::missing(Fn::k_cublasZtrsm_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZtrsm", Fn::k_cublasZtrsm_v2, be.table.mublasZtrsm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtrsm", Fn::k_cublasZtrsm_v2, be.table.mublasZtrsm, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int lda, cuDoubleComplex * B, int ldb) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtrsm_v2<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -24912,7 +24912,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZtrsm_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(ldb)))
     return L::too_large(Fn::k_cublasZtrsm_v2_64, "ldb", ldb);
-  return ta::traced_lib_call<L, kTraced>("mublasZtrsm", Fn::k_cublasZtrsm_v2_64, be.table.mublasZtrsm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtrsm", Fn::k_cublasZtrsm_v2_64, be.table.mublasZtrsm, handle, side, uplo, trans, diag, static_cast<int>(m), static_cast<int>(n), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, int64_t lda, cuDoubleComplex * B, int64_t ldb) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtrsm_v2_64<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -24975,7 +24975,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZtrsv_v2 ? ta::nvidia().p_cublasZtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) : L::missing(Fn::k_cublasZtrsv_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasZtrsv", Fn::k_cublasZtrsv_v2, be.table.mublasZtrsv, handle, uplo, trans, diag, n, A, lda, x, incx);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtrsv", Fn::k_cublasZtrsv_v2, be.table.mublasZtrsv, handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex * A, int lda, cuDoubleComplex * x, int incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtrsv_v2<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -25009,7 +25009,7 @@ template <bool kTraced, bool kReady>
     return L::too_large(Fn::k_cublasZtrsv_v2_64, "lda", lda);
   if (TORCHADA_UNLIKELY(!ta::fits_int(incx)))
     return L::too_large(Fn::k_cublasZtrsv_v2_64, "incx", incx);
-  return ta::traced_lib_call<L, kTraced>("mublasZtrsv", Fn::k_cublasZtrsv_v2_64, be.table.mublasZtrsv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtrsv", Fn::k_cublasZtrsv_v2_64, be.table.mublasZtrsv, handle, uplo, trans, diag, static_cast<int>(n), A, static_cast<int>(lda), x, static_cast<int>(incx));
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex * A, int64_t lda, cuDoubleComplex * x, int64_t incx) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtrsv_v2_64<false, false>(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -25037,7 +25037,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasZtrttp ? ta::nvidia().p_cublasZtrttp(handle, uplo, n, A, lda, AP) : L::missing(Fn::k_cublasZtrttp);
-  return ta::traced_lib_call<L, kTraced>("mublasZtrttp", Fn::k_cublasZtrttp, be.table.mublasZtrttp, handle, uplo, n, A, lda, AP);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasZtrttp", Fn::k_cublasZtrttp, be.table.mublasZtrttp, handle, uplo, n, A, lda, AP);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasZtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex * A, int lda, cuDoubleComplex * AP) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasZtrttp<false, false>(handle, uplo, n, A, lda, AP);

@@ -1417,7 +1417,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtHeuristicsCacheGetCapacity ? ta::nvidia().p_cublasLtHeuristicsCacheGetCapacity(capacity) : L::missing(Fn::k_cublasLtHeuristicsCacheGetCapacity);
-  return ta::traced_lib_call<L, kTraced>("mublasLtHeuristicsCacheGetCapacity", Fn::k_cublasLtHeuristicsCacheGetCapacity, be.table.mublasLtHeuristicsCacheGetCapacity, capacity);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtHeuristicsCacheGetCapacity", Fn::k_cublasLtHeuristicsCacheGetCapacity, be.table.mublasLtHeuristicsCacheGetCapacity, capacity);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtHeuristicsCacheGetCapacity(size_t * capacity) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtHeuristicsCacheGetCapacity<false, false>(capacity);
@@ -1441,7 +1441,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtHeuristicsCacheSetCapacity ? ta::nvidia().p_cublasLtHeuristicsCacheSetCapacity(capacity) : L::missing(Fn::k_cublasLtHeuristicsCacheSetCapacity);
-  return ta::traced_lib_call<L, kTraced>("mublasLtHeuristicsCacheSetCapacity", Fn::k_cublasLtHeuristicsCacheSetCapacity, be.table.mublasLtHeuristicsCacheSetCapacity, capacity);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtHeuristicsCacheSetCapacity", Fn::k_cublasLtHeuristicsCacheSetCapacity, be.table.mublasLtHeuristicsCacheSetCapacity, capacity);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtHeuristicsCacheSetCapacity(size_t capacity) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtHeuristicsCacheSetCapacity<false, false>(capacity);
@@ -1762,7 +1762,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerForceDisable ? ta::nvidia().p_cublasLtLoggerForceDisable() : L::missing(Fn::k_cublasLtLoggerForceDisable);
-  return ta::traced_lib_call<L, kTraced>("mublasLtLoggerForceDisable", Fn::k_cublasLtLoggerForceDisable, be.table.mublasLtLoggerForceDisable);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtLoggerForceDisable", Fn::k_cublasLtLoggerForceDisable, be.table.mublasLtLoggerForceDisable);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtLoggerForceDisable() {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtLoggerForceDisable<false, false>();
@@ -1785,7 +1785,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerOpenFile ? ta::nvidia().p_cublasLtLoggerOpenFile(logFile) : L::missing(Fn::k_cublasLtLoggerOpenFile);
-  return ta::traced_lib_call<L, kTraced>("mublasLtLoggerOpenFile", Fn::k_cublasLtLoggerOpenFile, be.table.mublasLtLoggerOpenFile, logFile);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtLoggerOpenFile", Fn::k_cublasLtLoggerOpenFile, be.table.mublasLtLoggerOpenFile, logFile);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtLoggerOpenFile(const char * logFile) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtLoggerOpenFile<false, false>(logFile);
@@ -1809,7 +1809,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetCallback ? ta::nvidia().p_cublasLtLoggerSetCallback(callback) : L::missing(Fn::k_cublasLtLoggerSetCallback);
-  return ta::traced_lib_call<L, kTraced>("mublasLtLoggerSetCallback", Fn::k_cublasLtLoggerSetCallback, be.table.mublasLtLoggerSetCallback, callback);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtLoggerSetCallback", Fn::k_cublasLtLoggerSetCallback, be.table.mublasLtLoggerSetCallback, callback);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtLoggerSetCallback<false, false>(callback);
@@ -1833,7 +1833,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetFile ? ta::nvidia().p_cublasLtLoggerSetFile(file) : L::missing(Fn::k_cublasLtLoggerSetFile);
-  return ta::traced_lib_call<L, kTraced>("mublasLtLoggerSetFile", Fn::k_cublasLtLoggerSetFile, be.table.mublasLtLoggerSetFile, file);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtLoggerSetFile", Fn::k_cublasLtLoggerSetFile, be.table.mublasLtLoggerSetFile, file);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtLoggerSetFile(FILE * file) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtLoggerSetFile<false, false>(file);
@@ -1857,7 +1857,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetLevel ? ta::nvidia().p_cublasLtLoggerSetLevel(level) : L::missing(Fn::k_cublasLtLoggerSetLevel);
-  return ta::traced_lib_call<L, kTraced>("mublasLtLoggerSetLevel", Fn::k_cublasLtLoggerSetLevel, be.table.mublasLtLoggerSetLevel, level);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtLoggerSetLevel", Fn::k_cublasLtLoggerSetLevel, be.table.mublasLtLoggerSetLevel, level);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtLoggerSetLevel(int level) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtLoggerSetLevel<false, false>(level);
@@ -1881,7 +1881,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetMask ? ta::nvidia().p_cublasLtLoggerSetMask(mask) : L::missing(Fn::k_cublasLtLoggerSetMask);
-  return ta::traced_lib_call<L, kTraced>("mublasLtLoggerSetMask", Fn::k_cublasLtLoggerSetMask, be.table.mublasLtLoggerSetMask, mask);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtLoggerSetMask", Fn::k_cublasLtLoggerSetMask, be.table.mublasLtLoggerSetMask, mask);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtLoggerSetMask(int mask) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtLoggerSetMask<false, false>(mask);
@@ -2102,7 +2102,7 @@ template <bool kTraced, bool kReady>
   if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmulAlgoGetIds, lightHandle, m_lightHandle);
       TORCHADA_UNLIKELY(hs != L::kSuccess))
     return hs;
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulAlgoGetIds", Fn::k_cublasLtMatmulAlgoGetIds, be.table.mublasLtMatmulAlgoGetIds, m_lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulAlgoGetIds", Fn::k_cublasLtMatmulAlgoGetIds, be.table.mublasLtMatmulAlgoGetIds, m_lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int * returnAlgoCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulAlgoGetIds<false, false>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
@@ -2164,7 +2164,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescCreate ? ta::nvidia().p_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType) : L::missing(Fn::k_cublasLtMatmulDescCreate);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulDescCreate", Fn::k_cublasLtMatmulDescCreate, be.table.mublasLtMatmulDescCreate, matmulDesc, computeType, scaleType);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulDescCreate", Fn::k_cublasLtMatmulDescCreate, be.table.mublasLtMatmulDescCreate, matmulDesc, computeType, scaleType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t * matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescCreate<false, false>(matmulDesc, computeType, scaleType);
@@ -2190,7 +2190,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescDestroy ? ta::nvidia().p_cublasLtMatmulDescDestroy(matmulDesc) : L::missing(Fn::k_cublasLtMatmulDescDestroy);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulDescDestroy", Fn::k_cublasLtMatmulDescDestroy, be.table.mublasLtMatmulDescDestroy, matmulDesc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulDescDestroy", Fn::k_cublasLtMatmulDescDestroy, be.table.mublasLtMatmulDescDestroy, matmulDesc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescDestroy<false, false>(matmulDesc);
@@ -2242,7 +2242,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescInit_internal ? ta::nvidia().p_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType) : L::missing(Fn::k_cublasLtMatmulDescInit_internal);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulDescInit_internal", Fn::k_cublasLtMatmulDescInit_internal, be.table.mublasLtMatmulDescInit_internal, matmulDesc, size, computeType, scaleType);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulDescInit_internal", Fn::k_cublasLtMatmulDescInit_internal, be.table.mublasLtMatmulDescInit_internal, matmulDesc, size, computeType, scaleType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescInit_internal<false, false>(matmulDesc, size, computeType, scaleType);
@@ -2296,7 +2296,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceCreate ? ta::nvidia().p_cublasLtMatmulPreferenceCreate(pref) : L::missing(Fn::k_cublasLtMatmulPreferenceCreate);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulPreferenceCreate", Fn::k_cublasLtMatmulPreferenceCreate, be.table.mublasLtMatmulPreferenceCreate, pref);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulPreferenceCreate", Fn::k_cublasLtMatmulPreferenceCreate, be.table.mublasLtMatmulPreferenceCreate, pref);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t * pref) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulPreferenceCreate<false, false>(pref);
@@ -2320,7 +2320,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceDestroy ? ta::nvidia().p_cublasLtMatmulPreferenceDestroy(pref) : L::missing(Fn::k_cublasLtMatmulPreferenceDestroy);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulPreferenceDestroy", Fn::k_cublasLtMatmulPreferenceDestroy, be.table.mublasLtMatmulPreferenceDestroy, pref);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulPreferenceDestroy", Fn::k_cublasLtMatmulPreferenceDestroy, be.table.mublasLtMatmulPreferenceDestroy, pref);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulPreferenceDestroy<false, false>(pref);
@@ -2372,7 +2372,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceInit_internal ? ta::nvidia().p_cublasLtMatmulPreferenceInit_internal(pref, size) : L::missing(Fn::k_cublasLtMatmulPreferenceInit_internal);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulPreferenceInit_internal", Fn::k_cublasLtMatmulPreferenceInit_internal, be.table.mublasLtMatmulPreferenceInit_internal, pref, size);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulPreferenceInit_internal", Fn::k_cublasLtMatmulPreferenceInit_internal, be.table.mublasLtMatmulPreferenceInit_internal, pref, size);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulPreferenceInit_internal<false, false>(pref, size);
@@ -2593,7 +2593,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescCreate ? ta::nvidia().p_cublasLtMatrixTransformDescCreate(transformDesc, scaleType) : L::missing(Fn::k_cublasLtMatrixTransformDescCreate);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransformDescCreate", Fn::k_cublasLtMatrixTransformDescCreate, be.table.mublasLtMatrixTransformDescCreate, transformDesc, scaleType);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatrixTransformDescCreate", Fn::k_cublasLtMatrixTransformDescCreate, be.table.mublasLtMatrixTransformDescCreate, transformDesc, scaleType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t * transformDesc, cudaDataType scaleType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixTransformDescCreate<false, false>(transformDesc, scaleType);
@@ -2618,7 +2618,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescDestroy ? ta::nvidia().p_cublasLtMatrixTransformDescDestroy(transformDesc) : L::missing(Fn::k_cublasLtMatrixTransformDescDestroy);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransformDescDestroy", Fn::k_cublasLtMatrixTransformDescDestroy, be.table.mublasLtMatrixTransformDescDestroy, transformDesc);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatrixTransformDescDestroy", Fn::k_cublasLtMatrixTransformDescDestroy, be.table.mublasLtMatrixTransformDescDestroy, transformDesc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixTransformDescDestroy<false, false>(transformDesc);
@@ -2670,7 +2670,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescInit_internal ? ta::nvidia().p_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType) : L::missing(Fn::k_cublasLtMatrixTransformDescInit_internal);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransformDescInit_internal", Fn::k_cublasLtMatrixTransformDescInit_internal, be.table.mublasLtMatrixTransformDescInit_internal, transformDesc, size, scaleType);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatrixTransformDescInit_internal", Fn::k_cublasLtMatrixTransformDescInit_internal, be.table.mublasLtMatrixTransformDescInit_internal, transformDesc, size, scaleType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixTransformDescInit_internal<false, false>(transformDesc, size, scaleType);

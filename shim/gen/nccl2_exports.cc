@@ -435,7 +435,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclAllGather ? ta::nvidia().p_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream) : L::missing(Fn::k_ncclAllGather);
-  return ta::traced_lib_call<L, kTraced>("mcclAllGather", Fn::k_ncclAllGather, be.table.mcclAllGather, sendbuff, recvbuff, sendcount, datatype, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclAllGather", Fn::k_ncclAllGather, be.table.mcclAllGather, sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclAllGather<false, false>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
@@ -463,7 +463,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclAllReduce ? ta::nvidia().p_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream) : L::missing(Fn::k_ncclAllReduce);
-  return ta::traced_lib_call<L, kTraced>("mcclAllReduce", Fn::k_ncclAllReduce, be.table.mcclAllReduce, sendbuff, recvbuff, count, datatype, op, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclAllReduce", Fn::k_ncclAllReduce, be.table.mcclAllReduce, sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclAllReduce<false, false>(sendbuff, recvbuff, count, datatype, op, comm, stream);
@@ -491,7 +491,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclAlltoAll ? ta::nvidia().p_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream) : L::missing(Fn::k_ncclAlltoAll);
-  return ta::traced_lib_call<L, kTraced>("mcclAlltoAll", Fn::k_ncclAlltoAll, be.table.mcclAlltoAll, sendbuff, recvbuff, count, datatype, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclAlltoAll", Fn::k_ncclAlltoAll, be.table.mcclAlltoAll, sendbuff, recvbuff, count, datatype, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclAlltoAll<false, false>(sendbuff, recvbuff, count, datatype, comm, stream);
@@ -519,7 +519,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclBcast ? ta::nvidia().p_ncclBcast(buff, count, datatype, root, comm, stream) : L::missing(Fn::k_ncclBcast);
-  return ta::traced_lib_call<L, kTraced>("mcclBcast", Fn::k_ncclBcast, be.table.mcclBcast, buff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclBcast", Fn::k_ncclBcast, be.table.mcclBcast, buff, count, datatype, root, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclBcast<false, false>(buff, count, datatype, root, comm, stream);
@@ -547,7 +547,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclBroadcast ? ta::nvidia().p_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_ncclBroadcast);
-  return ta::traced_lib_call<L, kTraced>("mcclBroadcast", Fn::k_ncclBroadcast, be.table.mcclBroadcast, sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclBroadcast", Fn::k_ncclBroadcast, be.table.mcclBroadcast, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclBroadcast<false, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -575,7 +575,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommAbort ? ta::nvidia().p_ncclCommAbort(comm) : L::missing(Fn::k_ncclCommAbort);
-  return ta::traced_lib_call<L, kTraced>("mcclCommAbort", Fn::k_ncclCommAbort, be.table.mcclCommAbort, comm);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommAbort", Fn::k_ncclCommAbort, be.table.mcclCommAbort, comm);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommAbort(ncclComm_t comm) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommAbort<false, false>(comm);
@@ -598,7 +598,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommCount ? ta::nvidia().p_ncclCommCount(comm, count) : L::missing(Fn::k_ncclCommCount);
-  return ta::traced_lib_call<L, kTraced>("mcclCommCount", Fn::k_ncclCommCount, be.table.mcclCommCount, comm, count);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommCount", Fn::k_ncclCommCount, be.table.mcclCommCount, comm, count);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommCount(const ncclComm_t comm, int * count) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommCount<false, false>(comm, count);
@@ -646,7 +646,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommDeregister ? ta::nvidia().p_ncclCommDeregister(comm, handle) : L::missing(Fn::k_ncclCommDeregister);
-  return ta::traced_lib_call<L, kTraced>("mcclCommDeregister", Fn::k_ncclCommDeregister, be.table.mcclCommDeregister, comm, handle);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommDeregister", Fn::k_ncclCommDeregister, be.table.mcclCommDeregister, comm, handle);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommDeregister(const ncclComm_t comm, void * handle) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommDeregister<false, false>(comm, handle);
@@ -670,7 +670,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommDestroy ? ta::nvidia().p_ncclCommDestroy(comm) : L::missing(Fn::k_ncclCommDestroy);
-  return ta::traced_lib_call<L, kTraced>("mcclCommDestroy", Fn::k_ncclCommDestroy, be.table.mcclCommDestroy, comm);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommDestroy", Fn::k_ncclCommDestroy, be.table.mcclCommDestroy, comm);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommDestroy(ncclComm_t comm) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommDestroy<false, false>(comm);
@@ -717,7 +717,7 @@ template <bool kTraced, bool kReady>
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommGetAsyncError ? ta::nvidia().p_ncclCommGetAsyncError(comm, asyncError) : L::missing(Fn::k_ncclCommGetAsyncError);
   ta::EnumOut<ncclResult_t> m_asyncError(asyncError);
-  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclCommGetAsyncError", Fn::k_ncclCommGetAsyncError, be.table.mcclCommGetAsyncError, comm, m_asyncError.arg());
+  const ncclResult_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mcclCommGetAsyncError", Fn::k_ncclCommGetAsyncError, be.table.mcclCommGetAsyncError, comm, m_asyncError.arg());
   m_asyncError.finish(r == L::kSuccess);
   return r;
 }
@@ -796,7 +796,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitAll ? ta::nvidia().p_ncclCommInitAll(comm, ndev, devlist) : L::missing(Fn::k_ncclCommInitAll);
-  return ta::traced_lib_call<L, kTraced>("mcclCommInitAll", Fn::k_ncclCommInitAll, be.table.mcclCommInitAll, comm, ndev, devlist);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommInitAll", Fn::k_ncclCommInitAll, be.table.mcclCommInitAll, comm, ndev, devlist);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommInitAll<false, false>(comm, ndev, devlist);
@@ -821,7 +821,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitRank ? ta::nvidia().p_ncclCommInitRank(comm, nranks, commId, rank) : L::missing(Fn::k_ncclCommInitRank);
-  return ta::traced_lib_call<L, kTraced>("mcclCommInitRank", Fn::k_ncclCommInitRank, be.table.mcclCommInitRank, comm, nranks, commId, rank);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommInitRank", Fn::k_ncclCommInitRank, be.table.mcclCommInitRank, comm, nranks, commId, rank);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommInitRank<false, false>(comm, nranks, commId, rank);
@@ -937,7 +937,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommRegister ? ta::nvidia().p_ncclCommRegister(comm, buff, size, handle) : L::missing(Fn::k_ncclCommRegister);
-  return ta::traced_lib_call<L, kTraced>("mcclCommRegister", Fn::k_ncclCommRegister, be.table.mcclCommRegister, comm, buff, size, handle);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommRegister", Fn::k_ncclCommRegister, be.table.mcclCommRegister, comm, buff, size, handle);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommRegister<false, false>(comm, buff, size, handle);
@@ -1090,7 +1090,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommUserRank ? ta::nvidia().p_ncclCommUserRank(comm, rank) : L::missing(Fn::k_ncclCommUserRank);
-  return ta::traced_lib_call<L, kTraced>("mcclCommUserRank", Fn::k_ncclCommUserRank, be.table.mcclCommUserRank, comm, rank);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommUserRank", Fn::k_ncclCommUserRank, be.table.mcclCommUserRank, comm, rank);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommUserRank(const ncclComm_t comm, int * rank) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommUserRank<false, false>(comm, rank);
@@ -1187,7 +1187,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGather ? ta::nvidia().p_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_ncclGather);
-  return ta::traced_lib_call<L, kTraced>("mcclGather", Fn::k_ncclGather, be.table.mcclGather, sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclGather", Fn::k_ncclGather, be.table.mcclGather, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGather<false, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -1305,7 +1305,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGetUniqueId ? ta::nvidia().p_ncclGetUniqueId(uniqueId) : L::missing(Fn::k_ncclGetUniqueId);
-  return ta::traced_lib_call<L, kTraced>("mcclGetUniqueId", Fn::k_ncclGetUniqueId, be.table.mcclGetUniqueId, uniqueId);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclGetUniqueId", Fn::k_ncclGetUniqueId, be.table.mcclGetUniqueId, uniqueId);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclGetUniqueId(ncclUniqueId * uniqueId) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGetUniqueId<false, false>(uniqueId);
@@ -1384,7 +1384,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGroupEnd ? ta::nvidia().p_ncclGroupEnd() : L::missing(Fn::k_ncclGroupEnd);
-  return ta::traced_lib_call<L, kTraced>("mcclGroupEnd", Fn::k_ncclGroupEnd, be.table.mcclGroupEnd);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclGroupEnd", Fn::k_ncclGroupEnd, be.table.mcclGroupEnd);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclGroupEnd() {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGroupEnd<false, false>();
@@ -1429,7 +1429,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGroupStart ? ta::nvidia().p_ncclGroupStart() : L::missing(Fn::k_ncclGroupStart);
-  return ta::traced_lib_call<L, kTraced>("mcclGroupStart", Fn::k_ncclGroupStart, be.table.mcclGroupStart);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclGroupStart", Fn::k_ncclGroupStart, be.table.mcclGroupStart);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclGroupStart() {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGroupStart<false, false>();
@@ -1484,7 +1484,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclMemAlloc ? ta::nvidia().p_ncclMemAlloc(ptr, size) : L::missing(Fn::k_ncclMemAlloc);
-  return ta::traced_lib_call<L, kTraced>("mcclMemAlloc", Fn::k_ncclMemAlloc, be.table.mcclMemAlloc, ptr, size);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclMemAlloc", Fn::k_ncclMemAlloc, be.table.mcclMemAlloc, ptr, size);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclMemAlloc(void ** ptr, size_t size) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclMemAlloc<false, false>(ptr, size);
@@ -1508,7 +1508,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclMemFree ? ta::nvidia().p_ncclMemFree(ptr) : L::missing(Fn::k_ncclMemFree);
-  return ta::traced_lib_call<L, kTraced>("mcclMemFree", Fn::k_ncclMemFree, be.table.mcclMemFree, ptr);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclMemFree", Fn::k_ncclMemFree, be.table.mcclMemFree, ptr);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclMemFree(void * ptr) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclMemFree<false, false>(ptr);
@@ -1907,7 +1907,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclRecv ? ta::nvidia().p_ncclRecv(recvbuff, count, datatype, peer, comm, stream) : L::missing(Fn::k_ncclRecv);
-  return ta::traced_lib_call<L, kTraced>("mcclRecv", Fn::k_ncclRecv, be.table.mcclRecv, recvbuff, count, datatype, peer, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclRecv", Fn::k_ncclRecv, be.table.mcclRecv, recvbuff, count, datatype, peer, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclRecv<false, false>(recvbuff, count, datatype, peer, comm, stream);
@@ -1936,7 +1936,7 @@ template <bool kTraced, bool kReady>
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclRedOpCreatePreMulSum ? ta::nvidia().p_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm) : L::missing(Fn::k_ncclRedOpCreatePreMulSum);
   ta::EnumOut<ncclRedOp_t> m_op(op);
-  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclRedOpCreatePreMulSum", Fn::k_ncclRedOpCreatePreMulSum, be.table.mcclRedOpCreatePreMulSum, m_op.arg(), scalar, datatype, residence, comm);
+  const ncclResult_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mcclRedOpCreatePreMulSum", Fn::k_ncclRedOpCreatePreMulSum, be.table.mcclRedOpCreatePreMulSum, m_op.arg(), scalar, datatype, residence, comm);
   m_op.finish(r == L::kSuccess);
   return r;
 }
@@ -1965,7 +1965,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclRedOpDestroy ? ta::nvidia().p_ncclRedOpDestroy(op, comm) : L::missing(Fn::k_ncclRedOpDestroy);
-  return ta::traced_lib_call<L, kTraced>("mcclRedOpDestroy", Fn::k_ncclRedOpDestroy, be.table.mcclRedOpDestroy, op, comm);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclRedOpDestroy", Fn::k_ncclRedOpDestroy, be.table.mcclRedOpDestroy, op, comm);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclRedOpDestroy<false, false>(op, comm);
@@ -1989,7 +1989,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclReduce ? ta::nvidia().p_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream) : L::missing(Fn::k_ncclReduce);
-  return ta::traced_lib_call<L, kTraced>("mcclReduce", Fn::k_ncclReduce, be.table.mcclReduce, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclReduce", Fn::k_ncclReduce, be.table.mcclReduce, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclReduce<false, false>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
@@ -2017,7 +2017,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclReduceScatter ? ta::nvidia().p_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream) : L::missing(Fn::k_ncclReduceScatter);
-  return ta::traced_lib_call<L, kTraced>("mcclReduceScatter", Fn::k_ncclReduceScatter, be.table.mcclReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclReduceScatter", Fn::k_ncclReduceScatter, be.table.mcclReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclReduceScatter<false, false>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
@@ -2067,7 +2067,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclScatter ? ta::nvidia().p_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_ncclScatter);
-  return ta::traced_lib_call<L, kTraced>("mcclScatter", Fn::k_ncclScatter, be.table.mcclScatter, sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclScatter", Fn::k_ncclScatter, be.table.mcclScatter, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclScatter<false, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -2095,7 +2095,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclSend ? ta::nvidia().p_ncclSend(sendbuff, count, datatype, peer, comm, stream) : L::missing(Fn::k_ncclSend);
-  return ta::traced_lib_call<L, kTraced>("mcclSend", Fn::k_ncclSend, be.table.mcclSend, sendbuff, count, datatype, peer, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclSend", Fn::k_ncclSend, be.table.mcclSend, sendbuff, count, datatype, peer, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclSend<false, false>(sendbuff, count, datatype, peer, comm, stream);
@@ -2257,7 +2257,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclAllGather ? ta::nvidia().p_pncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream) : L::missing(Fn::k_pncclAllGather);
-  return ta::traced_lib_call<L, kTraced>("mcclAllGather", Fn::k_pncclAllGather, be.table.mcclAllGather, sendbuff, recvbuff, sendcount, datatype, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclAllGather", Fn::k_pncclAllGather, be.table.mcclAllGather, sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclAllGather<false, false>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
@@ -2285,7 +2285,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclAllReduce ? ta::nvidia().p_pncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream) : L::missing(Fn::k_pncclAllReduce);
-  return ta::traced_lib_call<L, kTraced>("mcclAllReduce", Fn::k_pncclAllReduce, be.table.mcclAllReduce, sendbuff, recvbuff, count, datatype, op, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclAllReduce", Fn::k_pncclAllReduce, be.table.mcclAllReduce, sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclAllReduce<false, false>(sendbuff, recvbuff, count, datatype, op, comm, stream);
@@ -2313,7 +2313,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclAlltoAll ? ta::nvidia().p_pncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream) : L::missing(Fn::k_pncclAlltoAll);
-  return ta::traced_lib_call<L, kTraced>("mcclAlltoAll", Fn::k_pncclAlltoAll, be.table.mcclAlltoAll, sendbuff, recvbuff, count, datatype, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclAlltoAll", Fn::k_pncclAlltoAll, be.table.mcclAlltoAll, sendbuff, recvbuff, count, datatype, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclAlltoAll<false, false>(sendbuff, recvbuff, count, datatype, comm, stream);
@@ -2341,7 +2341,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclBcast ? ta::nvidia().p_pncclBcast(buff, count, datatype, root, comm, stream) : L::missing(Fn::k_pncclBcast);
-  return ta::traced_lib_call<L, kTraced>("mcclBcast", Fn::k_pncclBcast, be.table.mcclBcast, buff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclBcast", Fn::k_pncclBcast, be.table.mcclBcast, buff, count, datatype, root, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclBcast<false, false>(buff, count, datatype, root, comm, stream);
@@ -2369,7 +2369,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclBroadcast ? ta::nvidia().p_pncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_pncclBroadcast);
-  return ta::traced_lib_call<L, kTraced>("mcclBroadcast", Fn::k_pncclBroadcast, be.table.mcclBroadcast, sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclBroadcast", Fn::k_pncclBroadcast, be.table.mcclBroadcast, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclBroadcast<false, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -2397,7 +2397,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommAbort ? ta::nvidia().p_pncclCommAbort(comm) : L::missing(Fn::k_pncclCommAbort);
-  return ta::traced_lib_call<L, kTraced>("mcclCommAbort", Fn::k_pncclCommAbort, be.table.mcclCommAbort, comm);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommAbort", Fn::k_pncclCommAbort, be.table.mcclCommAbort, comm);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommAbort(ncclComm_t comm) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommAbort<false, false>(comm);
@@ -2420,7 +2420,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommCount ? ta::nvidia().p_pncclCommCount(comm, count) : L::missing(Fn::k_pncclCommCount);
-  return ta::traced_lib_call<L, kTraced>("mcclCommCount", Fn::k_pncclCommCount, be.table.mcclCommCount, comm, count);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommCount", Fn::k_pncclCommCount, be.table.mcclCommCount, comm, count);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommCount(const ncclComm_t comm, int * count) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommCount<false, false>(comm, count);
@@ -2468,7 +2468,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommDeregister ? ta::nvidia().p_pncclCommDeregister(comm, handle) : L::missing(Fn::k_pncclCommDeregister);
-  return ta::traced_lib_call<L, kTraced>("mcclCommDeregister", Fn::k_pncclCommDeregister, be.table.mcclCommDeregister, comm, handle);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommDeregister", Fn::k_pncclCommDeregister, be.table.mcclCommDeregister, comm, handle);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommDeregister(const ncclComm_t comm, void * handle) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommDeregister<false, false>(comm, handle);
@@ -2492,7 +2492,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommDestroy ? ta::nvidia().p_pncclCommDestroy(comm) : L::missing(Fn::k_pncclCommDestroy);
-  return ta::traced_lib_call<L, kTraced>("mcclCommDestroy", Fn::k_pncclCommDestroy, be.table.mcclCommDestroy, comm);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommDestroy", Fn::k_pncclCommDestroy, be.table.mcclCommDestroy, comm);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommDestroy(ncclComm_t comm) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommDestroy<false, false>(comm);
@@ -2539,7 +2539,7 @@ template <bool kTraced, bool kReady>
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommGetAsyncError ? ta::nvidia().p_pncclCommGetAsyncError(comm, asyncError) : L::missing(Fn::k_pncclCommGetAsyncError);
   ta::EnumOut<ncclResult_t> m_asyncError(asyncError);
-  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclCommGetAsyncError", Fn::k_pncclCommGetAsyncError, be.table.mcclCommGetAsyncError, comm, m_asyncError.arg());
+  const ncclResult_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mcclCommGetAsyncError", Fn::k_pncclCommGetAsyncError, be.table.mcclCommGetAsyncError, comm, m_asyncError.arg());
   m_asyncError.finish(r == L::kSuccess);
   return r;
 }
@@ -2618,7 +2618,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitAll ? ta::nvidia().p_pncclCommInitAll(comm, ndev, devlist) : L::missing(Fn::k_pncclCommInitAll);
-  return ta::traced_lib_call<L, kTraced>("mcclCommInitAll", Fn::k_pncclCommInitAll, be.table.mcclCommInitAll, comm, ndev, devlist);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommInitAll", Fn::k_pncclCommInitAll, be.table.mcclCommInitAll, comm, ndev, devlist);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommInitAll<false, false>(comm, ndev, devlist);
@@ -2643,7 +2643,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitRank ? ta::nvidia().p_pncclCommInitRank(comm, nranks, commId, rank) : L::missing(Fn::k_pncclCommInitRank);
-  return ta::traced_lib_call<L, kTraced>("mcclCommInitRank", Fn::k_pncclCommInitRank, be.table.mcclCommInitRank, comm, nranks, commId, rank);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommInitRank", Fn::k_pncclCommInitRank, be.table.mcclCommInitRank, comm, nranks, commId, rank);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommInitRank<false, false>(comm, nranks, commId, rank);
@@ -2759,7 +2759,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommRegister ? ta::nvidia().p_pncclCommRegister(comm, buff, size, handle) : L::missing(Fn::k_pncclCommRegister);
-  return ta::traced_lib_call<L, kTraced>("mcclCommRegister", Fn::k_pncclCommRegister, be.table.mcclCommRegister, comm, buff, size, handle);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommRegister", Fn::k_pncclCommRegister, be.table.mcclCommRegister, comm, buff, size, handle);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommRegister<false, false>(comm, buff, size, handle);
@@ -2912,7 +2912,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommUserRank ? ta::nvidia().p_pncclCommUserRank(comm, rank) : L::missing(Fn::k_pncclCommUserRank);
-  return ta::traced_lib_call<L, kTraced>("mcclCommUserRank", Fn::k_pncclCommUserRank, be.table.mcclCommUserRank, comm, rank);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommUserRank", Fn::k_pncclCommUserRank, be.table.mcclCommUserRank, comm, rank);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommUserRank(const ncclComm_t comm, int * rank) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommUserRank<false, false>(comm, rank);
@@ -3009,7 +3009,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGather ? ta::nvidia().p_pncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_pncclGather);
-  return ta::traced_lib_call<L, kTraced>("mcclGather", Fn::k_pncclGather, be.table.mcclGather, sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclGather", Fn::k_pncclGather, be.table.mcclGather, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGather<false, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -3127,7 +3127,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGetUniqueId ? ta::nvidia().p_pncclGetUniqueId(uniqueId) : L::missing(Fn::k_pncclGetUniqueId);
-  return ta::traced_lib_call<L, kTraced>("mcclGetUniqueId", Fn::k_pncclGetUniqueId, be.table.mcclGetUniqueId, uniqueId);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclGetUniqueId", Fn::k_pncclGetUniqueId, be.table.mcclGetUniqueId, uniqueId);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclGetUniqueId(ncclUniqueId * uniqueId) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGetUniqueId<false, false>(uniqueId);
@@ -3206,7 +3206,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGroupEnd ? ta::nvidia().p_pncclGroupEnd() : L::missing(Fn::k_pncclGroupEnd);
-  return ta::traced_lib_call<L, kTraced>("mcclGroupEnd", Fn::k_pncclGroupEnd, be.table.mcclGroupEnd);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclGroupEnd", Fn::k_pncclGroupEnd, be.table.mcclGroupEnd);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclGroupEnd() {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGroupEnd<false, false>();
@@ -3251,7 +3251,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGroupStart ? ta::nvidia().p_pncclGroupStart() : L::missing(Fn::k_pncclGroupStart);
-  return ta::traced_lib_call<L, kTraced>("mcclGroupStart", Fn::k_pncclGroupStart, be.table.mcclGroupStart);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclGroupStart", Fn::k_pncclGroupStart, be.table.mcclGroupStart);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclGroupStart() {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGroupStart<false, false>();
@@ -3306,7 +3306,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclMemAlloc ? ta::nvidia().p_pncclMemAlloc(ptr, size) : L::missing(Fn::k_pncclMemAlloc);
-  return ta::traced_lib_call<L, kTraced>("mcclMemAlloc", Fn::k_pncclMemAlloc, be.table.mcclMemAlloc, ptr, size);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclMemAlloc", Fn::k_pncclMemAlloc, be.table.mcclMemAlloc, ptr, size);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclMemAlloc(void ** ptr, size_t size) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclMemAlloc<false, false>(ptr, size);
@@ -3330,7 +3330,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclMemFree ? ta::nvidia().p_pncclMemFree(ptr) : L::missing(Fn::k_pncclMemFree);
-  return ta::traced_lib_call<L, kTraced>("mcclMemFree", Fn::k_pncclMemFree, be.table.mcclMemFree, ptr);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclMemFree", Fn::k_pncclMemFree, be.table.mcclMemFree, ptr);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclMemFree(void * ptr) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclMemFree<false, false>(ptr);
@@ -3729,7 +3729,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclRecv ? ta::nvidia().p_pncclRecv(recvbuff, count, datatype, peer, comm, stream) : L::missing(Fn::k_pncclRecv);
-  return ta::traced_lib_call<L, kTraced>("mcclRecv", Fn::k_pncclRecv, be.table.mcclRecv, recvbuff, count, datatype, peer, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclRecv", Fn::k_pncclRecv, be.table.mcclRecv, recvbuff, count, datatype, peer, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclRecv<false, false>(recvbuff, count, datatype, peer, comm, stream);
@@ -3758,7 +3758,7 @@ template <bool kTraced, bool kReady>
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclRedOpCreatePreMulSum ? ta::nvidia().p_pncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm) : L::missing(Fn::k_pncclRedOpCreatePreMulSum);
   ta::EnumOut<ncclRedOp_t> m_op(op);
-  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclRedOpCreatePreMulSum", Fn::k_pncclRedOpCreatePreMulSum, be.table.mcclRedOpCreatePreMulSum, m_op.arg(), scalar, datatype, residence, comm);
+  const ncclResult_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mcclRedOpCreatePreMulSum", Fn::k_pncclRedOpCreatePreMulSum, be.table.mcclRedOpCreatePreMulSum, m_op.arg(), scalar, datatype, residence, comm);
   m_op.finish(r == L::kSuccess);
   return r;
 }
@@ -3787,7 +3787,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclRedOpDestroy ? ta::nvidia().p_pncclRedOpDestroy(op, comm) : L::missing(Fn::k_pncclRedOpDestroy);
-  return ta::traced_lib_call<L, kTraced>("mcclRedOpDestroy", Fn::k_pncclRedOpDestroy, be.table.mcclRedOpDestroy, op, comm);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclRedOpDestroy", Fn::k_pncclRedOpDestroy, be.table.mcclRedOpDestroy, op, comm);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclRedOpDestroy<false, false>(op, comm);
@@ -3811,7 +3811,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclReduce ? ta::nvidia().p_pncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream) : L::missing(Fn::k_pncclReduce);
-  return ta::traced_lib_call<L, kTraced>("mcclReduce", Fn::k_pncclReduce, be.table.mcclReduce, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclReduce", Fn::k_pncclReduce, be.table.mcclReduce, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclReduce<false, false>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
@@ -3839,7 +3839,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclReduceScatter ? ta::nvidia().p_pncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream) : L::missing(Fn::k_pncclReduceScatter);
-  return ta::traced_lib_call<L, kTraced>("mcclReduceScatter", Fn::k_pncclReduceScatter, be.table.mcclReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclReduceScatter", Fn::k_pncclReduceScatter, be.table.mcclReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclReduceScatter<false, false>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
@@ -3878,7 +3878,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclScatter ? ta::nvidia().p_pncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_pncclScatter);
-  return ta::traced_lib_call<L, kTraced>("mcclScatter", Fn::k_pncclScatter, be.table.mcclScatter, sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclScatter", Fn::k_pncclScatter, be.table.mcclScatter, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclScatter<false, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -3906,7 +3906,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclSend ? ta::nvidia().p_pncclSend(sendbuff, count, datatype, peer, comm, stream) : L::missing(Fn::k_pncclSend);
-  return ta::traced_lib_call<L, kTraced>("mcclSend", Fn::k_pncclSend, be.table.mcclSend, sendbuff, count, datatype, peer, comm, stream);
+  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclSend", Fn::k_pncclSend, be.table.mcclSend, sendbuff, count, datatype, peer, comm, stream);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclSend<false, false>(sendbuff, count, datatype, peer, comm, stream);

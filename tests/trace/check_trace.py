@@ -543,7 +543,9 @@ def sc_pairs(probe, d):
             ("backend", "musaMemcpyAsync"), ("backend", "musaFree"),
             ("api", "cudaLaunchKernel", None, 0), ("backend", "musaLaunchKernel"),
             ("api", "cudaGetDevice", 3, 0), ("backend", "musaGetDevice"),
-            ("api", "cudaEventRecord", None, 0), ("backend", "musaEventRecord")]
+            ("api", "cudaEventRecord", None, 0), ("backend", "musaEventRecord"),
+            ("api", "cudaDeviceSynchronize", 8, 0), ("backend", "musaDeviceSynchronize"),
+            ("api", "cudaStreamQuery", 9, 0), ("backend", "musaStreamQuery")]
     for n, backend in ((4, "musaMalloc"), (5, "musaMallocAsync"), (6, "musaMallocAsync"),
                        (7, "musaMalloc")):
         want += [("api", "cudaMalloc", n, 0), ("backend", backend)]
@@ -587,6 +589,14 @@ def sc_pairs(probe, d):
         rec, call = by_name["musaEventRecord"], by_name["cudaEventRecord"]
         expect(span(call)[0] <= span(rec)[0] <= span(call)[1] <= span(rec)[1],
                "%s: %r %r" % (fmt, call, rec))
+        # kEndsCall: the call ends with its backend call; without, the work after it (2 ms) is
+        # the call's.
+        sync, msync = by_name["cudaDeviceSynchronize"], by_name["musaDeviceSynchronize"]
+        expect(span(sync)[1] == span(msync)[1] and span(sync)[0] <= span(msync)[0],
+               "%s: a forwarder's call ends with its backend call: %r %r" % (fmt, sync, msync))
+        query, mquery = by_name["cudaStreamQuery"], by_name["musaStreamQuery"]
+        expect(span(query)[1] - span(mquery)[1] >= 2000000,
+               "%s: the work after a backend call is its call's: %r %r" % (fmt, query, mquery))
         check_times(events, run)
 
 
@@ -640,6 +650,13 @@ def e2e(program, d):
             expect(e["args"]["result"] == 0, "failed call: %r" % e)
     expect(any(e["name"].startswith("musa") for e in backend), "no backend events")
     check_nesting(api, backend)
+    # The generated forwarders return their backend call's translated result at once: the call
+    # ends when its backend call does (trace::BackendSpan::kEndsCall), one clock read fewer.
+    ends = {(e["tid"], ns(e["ts"]) + ns(e["dur"])) for e in backend}
+    for e in api:
+        if e["name"] in ("cudaGetDeviceCount", "cudaMalloc", "cudaMemcpy", "cudaFree"):
+            expect((e["tid"], ns(e["ts"]) + ns(e["dur"])) in ends,
+                   "%s does not end with its backend call: %r" % (e["name"], e))
     check_times(events, run)
     head, rows = stats_table(run.err)
     got = {r[0]: r[1] for r in rows}

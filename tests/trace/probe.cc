@@ -205,6 +205,22 @@ void pairs() {
   forwarded(Fn::k_cudaMalloc, "musaMallocAsync", 5, 0);
   forwarded(Fn::k_cudaMalloc, "musaMallocAsync", 6, 0);
   forwarded(Fn::k_cudaMalloc, "musaMalloc", 7, 0);
+  {  // a generated forwarder: its backend call ends the call
+    trace::Span s(Fn::k_cudaDeviceSynchronize);
+    s.args().u64("n", 8);
+    {
+      trace::BackendSpan b("musaDeviceSynchronize", trace::BackendSpan::kEndsCall);
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    s.finish(0);
+  }
+  {  // work after the backend call (a result written back): the call's own
+    trace::Span s(Fn::k_cudaStreamQuery);
+    s.args().u64("n", 9);
+    { trace::BackendSpan b("musaStreamQuery"); }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    s.finish(0);
+  }
 }
 
 void args() {
