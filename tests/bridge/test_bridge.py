@@ -123,6 +123,53 @@ def test_random_reproducible_and_equal_to_cpu(mode):
     """)
 
 
+def test_sparse_tensors(mode):
+    """SparseCUDA / SparseCsrCUDA kernels (Thrust, CUB, cuSPARSE) run on the CPU's sparse kernels:
+    results equal the same calls on CPU tensors, in-place ops change the CUDA tensor itself."""
+    run_ok(mode, """
+    def dense_same(a, b, tol=0.0):
+        assert a.is_cuda and a.layout == b.layout, (a.device, a.layout, b.layout)
+        same(a.to_dense() if a.layout != torch.strided else a,
+             b.to_dense() if b.layout != torch.strided else b, tol)
+    torch.manual_seed(0)
+    i = torch.tensor([[0, 1, 1, 0, 2], [2, 0, 2, 2, 1]]); v = torch.randn(5)
+    c = torch.sparse_coo_tensor(i, v, (3, 3)); g = c.cuda()
+    cc, gc = c.coalesce(), g.coalesce()
+    assert gc.is_coalesced() and gc._nnz() == cc._nnz() == 4
+    same(gc.indices(), cc.indices()); same(gc.values(), cc.values())
+    dense_same(g * 2, c * 2); dense_same(torch.sparse.sum(g, 1), torch.sparse.sum(c, 1))
+    same(torch.sparse.sum(g), torch.sparse.sum(c))
+    d = torch.randn(3, 4)
+    same(torch.sparse.mm(g, d.cuda()), torch.sparse.mm(c, d), 1e-6)
+    dense_same(gc + gc, cc + cc)
+    same(torch.ones(3, 3, device="cuda") + g, torch.ones(3, 3) + c)
+    gm = gc.clone(); gm.mul_(3)  # in place: the CUDA tensor itself
+    assert gm.is_cuda; dense_same(gm, cc * 3)
+    # the gradient of a sparse product, and nn.Embedding's sparse gradient with SparseAdam
+    w = torch.randn(3, 4, requires_grad=True); gw = w.detach().cuda().requires_grad_()
+    torch.sparse.mm(c, w).square().sum().backward(); torch.sparse.mm(g, gw).square().sum().backward()
+    same(gw.grad, w.grad, 1e-5)
+    emb = torch.nn.Embedding(10, 4, sparse=True); gemb = torch.nn.Embedding(10, 4, sparse=True).cuda()
+    gemb.load_state_dict(emb.state_dict())
+    idx = torch.tensor([[1, 2, 1], [7, 2, 9]])
+    for m, x in ((emb, idx), (gemb, idx.cuda())):
+        opt = torch.optim.SparseAdam(m.parameters(), lr=0.1)
+        m(x).square().sum().backward(); opt.step()
+    assert gemb.weight.grad.is_sparse and gemb.weight.grad.is_cuda
+    dense_same(gemb.weight.grad.coalesce(), emb.weight.grad.coalesce())
+    same(gemb.weight, emb.weight, 1e-6)
+    # compressed (CSR) tensors: cuSPARSE's products
+    a = torch.randn(4, 5) * (torch.rand(4, 5) > 0.5)
+    ca, ga = a.to_sparse_csr(), a.cuda().to_sparse_csr()
+    assert ga.layout == torch.sparse_csr and ga.is_cuda
+    same(ga @ torch.ones(5, 2, device="cuda"), ca @ torch.ones(5, 2), 1e-6)
+    same(ga.to_dense(), a)
+    rows = dict(zip(*torch.ops.torchada.bridge_report()[:2]))
+    assert any(op.endswith("[SparseCUDA]") for op in rows), rows
+    print("OK")
+    """)
+
+
 def test_conv_batchnorm_pool_forward_backward(mode):
     run_ok(mode, """
     torch.manual_seed(0)

@@ -5,6 +5,8 @@
 //                    the C entry point the shim calls, the torchada::bridge_* query ops
 //   kernel.cpp       the boxed kernel registered under CUDA: try the original, fall back
 //   host_exec.cpp    running one call on the CPU: direct (zero-copy) or copy mode, RNG
+//   sparse.cpp       sparse CUDA tensors (SparseCUDA, SparseCsrCUDA kernels): the CPU's sparse
+//                    kernels on host copies
 //   sdpa.cpp         attention on CUDA tensors: the CPU flash-attention kernel
 //   device_alloc.cpp direct mode: the CPU kernel's allocations come from CUDA memory (no copy)
 //   cpu_kernels.cpp  CPU kernels for operators that PyTorch only implements for CUDA
@@ -71,6 +73,7 @@ struct OpState {
   OriginalKernel original;           // PyTorch's computed CUDA kernel, captured before overriding
   size_t num_args = 0;               // schema arguments (the boxed stack's inputs)
   bool latchable = true;             // false: try the original on every call (matrix products...)
+  bool sparse = false;               // a SparseCUDA / SparseCsrCUDA kernel: run_sparse_on_host
   std::atomic<bool> latched{false};  // the original refused a kernel once: go straight to CPU
   std::atomic<bool> blas_warned{false};
   PathStats stats[static_cast<int>(Path::kCount)];
@@ -97,8 +100,11 @@ bool is_kernel_refusal(const c10::Error& e);
 // there, as the CUDA kernel would have. Orders itself after the work queued on the current
 // stream.
 void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m);
-// run_on_host() in the configured mode, counted (and timed under TORCHADA_STATS=1) as a bridged
-// call of `s` (kernel.cpp).
+// The same for an operator's sparse CUDA kernel (sparse.cpp): the arguments copied to the host,
+// the sparse CPU kernel, the results copied back.
+void run_sparse_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+// run_on_host() (run_sparse_on_host() for a sparse kernel) in the configured mode, counted (and
+// timed under TORCHADA_STATS=1) as a bridged call of `s` (kernel.cpp).
 void run_on_host_counted(OpState& s, const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
 // Direct mode (device_alloc.cpp): while a DeviceAllocationScope(true) is alive on a thread, the

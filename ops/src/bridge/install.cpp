@@ -171,6 +171,47 @@ bool has_cpu_path(const c10::OperatorHandle& op) {
          op.hasKernelForDispatchKey(K::CompositeImplicitAutograd);
 }
 
+// A tensor result, or an argument written: an operator with work to bridge (sparse_dim, _nnz,
+// is_coalesced... only read metadata).
+bool makes_tensors(const c10::FunctionSchema& s) {
+  for (const auto& r : s.returns())
+    if (r.real_type()->kind() != c10::TypeKind::IntType &&
+        r.real_type()->kind() != c10::TypeKind::BoolType)
+      return true;
+  for (const auto& a : s.arguments())
+    if (a.alias_info() && a.alias_info()->isWrite()) return true;
+  return false;
+}
+
+// The operators' sparse CUDA kernels (sparse.cpp), overridden like the strided ones; their
+// names carry the key ("aten::_coalesce [SparseCUDA]"). Returns how many.
+size_t install_sparse(Installed& st) {
+  using K = c10::DispatchKey;
+  auto& d = c10::Dispatcher::singleton();
+  size_t n = 0;
+  for (const K key : {K::SparseCUDA, K::SparseCsrCUDA}) {
+    for (const c10::OperatorName& name : d.getAllOpNames()) {
+      auto op = d.findOp(name);
+      if (!op || !op->hasSchema() || !op->hasKernelForDispatchKey(key)) continue;
+      const std::string base = base_name(name);
+      if (base.rfind("torchada::", 0) == 0 || kKeepNative.count(base) ||
+          returns_view(op->schema()) || !makes_tensors(op->schema()))
+        continue;
+      auto* s = new OpState;  // leaked, as the strided operators' states
+      s->name = full_name(name) + " [" + c10::toString(key) + "]";
+      s->original = original_kernel(op->getComputedKernelForDispatchKey(key));
+      s->num_args = op->schema().arguments().size();
+      s->sparse = true;
+      register_state(s);
+      st.handles->push_back(d.registerImpl(name, key, make_bridge_kernel(s), std::nullopt, nullptr,
+                                           "torchada kernel bridge (ops/src/bridge/sparse.cpp)"));
+      st.ops.push_back(s->name);
+      ++n;
+    }
+  }
+  return n;
+}
+
 int install_locked(Installed& st, const char* backend) {
   st.mode = choose_mode(backend);
   st.strict = flag("TORCHADA_STRICT");
@@ -231,10 +272,13 @@ int install_locked(Installed& st, const char* backend) {
                                          nullptr, "torchada kernel bridge (ops/src/bridge)"));
     st.ops.push_back(s->name);
   }
+  const size_t sparse = install_sparse(st);
   for (auto& n : register_sdpa(st.handles)) st.ops.push_back(n);
   arm_exit_reporting();
-  log("info", "kernel bridge (%s): %zu CUDA operators overridden, %zu without a CPU kernel",
-      mode_name(st.mode), st.ops.size(), st.uncovered.size());
+  log("info",
+      "kernel bridge (%s): %zu CUDA operators overridden (%zu of them sparse kernels), %zu "
+      "without a CPU kernel",
+      mode_name(st.mode), st.ops.size(), sparse, st.uncovered.size());
   return static_cast<int>(st.ops.size());
 }
 

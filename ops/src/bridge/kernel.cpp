@@ -82,6 +82,12 @@ bool is_internal_assert(const c10::Error& e, OpState& s) {
   return true;
 }
 
+// thrust::system_error's text: "<algorithm>: failed inside CUB: cudaErrorNoKernelImageForDevice:
+// <cudaGetErrorString text>" (thrust's cuda_cub error messages carry the error's name).
+bool is_thrust_refusal(const std::exception& e) {
+  return std::strstr(e.what(), "cudaErrorNoKernelImageForDevice") != nullptr;
+}
+
 class BridgeKernel final : public c10::OperatorKernel {
  public:
   explicit BridgeKernel(OpState* s) : s_(s) {}
@@ -103,6 +109,10 @@ class BridgeKernel final : public c10::OperatorKernel {
         if (!is_kernel_refusal(e) && nvidia_library_failure(e) == nullptr &&
             !is_internal_assert(e, s) && !(!s.latchable && is_blas_refusal(e, s)))
           throw;
+      } catch (const std::exception& e) {
+        // Thrust and CUB (sort, unique, scans) report a refused launch as a
+        // thrust::system_error of their own, not through c10's checks.
+        if (!is_thrust_refusal(e)) throw;
       }
       (void)cudaGetLastError();  // the refusal must not surface at the next launch check
       stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
@@ -162,6 +172,11 @@ void run_on_host_counted(OpState& s, const c10::OperatorHandle& op, torch::jit::
   const Mode m = mode();
   const bool time = timing();
   const auto t0 = time ? Clock::now() : Clock::time_point();
+  if (s.sparse) {
+    run_sparse_on_host(op, stack);
+    count(s, Path::kCopy, time ? since(t0) : 0);
+    return;
+  }
   run_on_host(op, stack, m);
   count(s, m == Mode::kCopy ? Path::kCopy : Path::kDirect, time ? since(t0) : 0);
 }
