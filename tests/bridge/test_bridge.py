@@ -119,6 +119,19 @@ def test_random_reproducible_and_equal_to_cpu(mode):
     torch.manual_seed(1); torch.cuda.manual_seed(99); e2 = torch.randn(5, device="cuda")
     same(e1, e2)
     torch.manual_seed(99); same(e1, torch.randn(5))
+    # ... and so it does with the CPU generator's own seed (torch_patches.cpp), manual_seed_all too
+    torch.manual_seed(3); torch.cuda.manual_seed(3); f1 = torch.randn(5, device="cuda")
+    torch.randn(5, device="cuda"); torch.cuda.manual_seed(3); f2 = torch.randn(5, device="cuda")
+    same(f1, f2)
+    torch.randn(5, device="cuda"); torch.cuda.manual_seed_all(3); same(torch.randn(5, device="cuda"), f1)
+    # torch.utils.checkpoint restores the RNG state: the recomputed dropout masks are the forward's
+    net = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.Dropout(0.5), torch.nn.Linear(32, 1)).cuda()
+    x = torch.randn(4, 8, device="cuda")
+    torch.manual_seed(7); net(x).sum().backward(); plain = [p.grad.clone() for p in net.parameters()]
+    net.zero_grad(); torch.manual_seed(7)
+    torch.utils.checkpoint.checkpoint(net, x, use_reentrant=False).sum().backward()
+    for p, g in zip(net.parameters(), plain):
+        same(p.grad, g)
     print("OK")
     """)
 

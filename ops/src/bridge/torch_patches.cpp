@@ -17,6 +17,12 @@
 //   include CUDA) profiles the CPU side: operators, shapes, memory, stacks. Where:
 //   torch.autograd.profiler's _prepare_profiler and _enable_profiler, which every profiler
 //   (torch.profiler, torch.autograd.profiler) calls with its activities.
+// - Bridged random operators draw from the CPU default generator (host_exec.cpp): so that
+//   torch.cuda.manual_seed(s) / manual_seed_all(s) make them reproducible whatever the CPU
+//   generator's seed was (the same s included, which the C++ side cannot tell from
+//   torch.manual_seed(s)), they re-seed it too. torch.manual_seed(s) calls manual_seed_all(s) and
+//   then seeds the CPU generator itself: unchanged. Where: torch.cuda.random's and torch.cuda's
+//   manual_seed and manual_seed_all. No warning: nothing is lost.
 #include <cstdlib>
 #include <cstring>
 
@@ -109,9 +115,32 @@ def _torchada_profile_cpu_only():
     profiler._torchada_cpu_only = True
 
 
+def _torchada_cuda_seeds_reseed_the_bridge():
+    import torch
+    cuda_random = sys.modules["torch.cuda.random"]
+    if getattr(cuda_random, "_torchada_reseeds", False):
+        return
+
+    def wrap(f):
+        def seed_too(seed):
+            f(seed)
+            torch.default_generator.manual_seed(int(seed))
+        seed_too.__doc__, seed_too.__name__ = f.__doc__, f.__name__
+        return seed_too
+
+    for name in ("manual_seed", "manual_seed_all"):
+        wrapped = wrap(getattr(cuda_random, name))
+        setattr(cuda_random, name, wrapped)
+        cuda = sys.modules.get("torch.cuda")
+        if cuda is not None and hasattr(cuda, name):
+            setattr(cuda, name, wrapped)
+    cuda_random._torchada_reseeds = True
+
+
 if os.environ.get("TORCHADA_TORCH_COMPILE") != "inductor":
     _torchada_after_import("torch._dynamo", _torchada_use_aot_eager)
 _torchada_after_import("torch.autograd.profiler", _torchada_profile_cpu_only)
+_torchada_after_import("torch.cuda.random", _torchada_cuda_seeds_reseed_the_bridge)
 )PY";
 
 }  // namespace
