@@ -100,6 +100,9 @@ bool is_kernel_refusal(const c10::Error& e);
 // there, as the CUDA kernel would have. Orders itself after the work queued on the current
 // stream.
 void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m);
+// The CUDA device of an argument: a CUDA tensor's (the first in a list), or a CUDA device
+// argument's (the current device when it has no index).
+std::optional<c10::Device> cuda_device_in(const c10::IValue& v);
 // The same for an operator's sparse CUDA kernel (sparse.cpp): the arguments copied to the host,
 // the sparse CPU kernel, the results copied back.
 void run_sparse_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack);

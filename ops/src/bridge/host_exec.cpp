@@ -149,21 +149,7 @@ class HostCall {
  private:
   void find_device(const c10::IValue& v) {
     if (device_.index() >= 0) return;
-    if (v.isTensor()) {
-      const at::Tensor& t = v.toTensor();
-      if (t.defined() && t.is_cuda()) device_ = t.device();
-    } else if (v.isTensorList()) {
-      for (const at::Tensor& t : v.toTensorList())
-        if (t.defined() && t.is_cuda()) {
-          device_ = t.device();
-          return;
-        }
-    } else if (v.isList()) {
-      for (const c10::IValue& e : v.toListRef()) find_device(e);
-    } else if (v.isDevice() && v.toDevice().is_cuda()) {
-      const c10::Device d = v.toDevice();
-      device_ = d.has_index() ? d : c10::Device(c10::kCUDA, c10::cuda::current_device());
-    }
+    if (auto d = cuda_device_in(v)) device_ = *d;
   }
 
   Mirror* mirror_for(const at::Tensor& t) {
@@ -368,6 +354,23 @@ class HostCall {
 };
 
 }  // namespace
+
+std::optional<c10::Device> cuda_device_in(const c10::IValue& v) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    if (t.defined() && t.is_cuda()) return t.device();
+  } else if (v.isTensorList()) {
+    for (const at::Tensor& t : v.toTensorList())
+      if (t.defined() && t.is_cuda()) return t.device();
+  } else if (v.isList()) {
+    for (const c10::IValue& e : v.toListRef())
+      if (auto d = cuda_device_in(e)) return d;
+  } else if (v.isDevice() && v.toDevice().is_cuda()) {
+    const c10::Device d = v.toDevice();
+    return d.has_index() ? d : c10::Device(c10::kCUDA, c10::cuda::current_device());
+  }
+  return std::nullopt;
+}
 
 uint64_t copied_results() { return g_copied_results.load(std::memory_order_relaxed); }
 

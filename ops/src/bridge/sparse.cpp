@@ -77,17 +77,7 @@ class SparseHostCall {
   };
 
   void find_device(const c10::IValue& v) {
-    if (device_) return;
-    if (v.isTensor()) {
-      const at::Tensor& t = v.toTensor();
-      if (t.defined() && t.is_cuda()) device_ = t.device();
-    } else if (v.isTensorList()) {
-      for (const at::Tensor& t : v.toTensorList())
-        if (t.defined() && t.is_cuda()) {
-          device_ = t.device();
-          return;
-        }
-    }
+    if (!device_) device_ = cuda_device_in(v);
   }
 
   at::Tensor host_tensor(const at::Tensor& t) {
@@ -105,43 +95,43 @@ class SparseHostCall {
       host_key_ = c10::DispatchKey::SparseCsrCPU;
   }
 
-  c10::IValue to_host(const c10::IValue& v) {
-    if (v.isTensor()) return host_tensor(v.toTensor());
+  // `v` with f applied to its tensors (in a Tensor[] or a Tensor?[]: a new list, never the
+  // caller's).
+  template <class F>
+  static c10::IValue map_tensors(const c10::IValue& v, F f) {
+    if (v.isTensor()) return f(v.toTensor());
     if (v.isTensorList()) {
       c10::List<at::Tensor> out;
       out.reserve(v.toTensorList().size());
-      for (const at::Tensor& t : v.toTensorList()) out.push_back(host_tensor(t));
+      for (const at::Tensor& t : v.toTensorList()) out.push_back(f(t));
       return out;
     }
-    if (v.isList()) {  // Tensor?[]: a copy, never the caller's list
+    if (v.isList()) {
       c10::impl::GenericList l = v.toList().copy();
       for (size_t i = 0; i < l.size(); ++i) {
         c10::IValue e = l.get(i);
-        if (e.isTensor()) l.set(i, host_tensor(e.toTensor()));
+        if (e.isTensor()) l.set(i, f(e.toTensor()));
       }
       return l;
     }
-    if (v.isDevice() && v.toDevice().is_cuda()) return c10::Device(c10::kCPU);
     return v;
+  }
+
+  c10::IValue to_host(const c10::IValue& v) {
+    if (v.isDevice() && v.toDevice().is_cuda()) return c10::Device(c10::kCPU);
+    return map_tensors(v, [this](const at::Tensor& t) { return host_tensor(t); });
   }
 
   at::Tensor device_tensor(const at::Tensor& t) const {
     if (!t.defined() || t.is_cuda()) return t;
-    // A CPU argument returned as it is (e.g. a dense input passed through) stays on the CPU.
+    // The host copy of a written argument (a result aliasing it) is that argument.
     for (const Written& w : written_)
       if (w.host.defined() && w.host.is_same(t)) return w.cuda;
     return t.to(*device_);
   }
 
   c10::IValue to_device(const c10::IValue& v) const {
-    if (v.isTensor()) return device_tensor(v.toTensor());
-    if (v.isTensorList()) {
-      c10::List<at::Tensor> out;
-      out.reserve(v.toTensorList().size());
-      for (const at::Tensor& t : v.toTensorList()) out.push_back(device_tensor(t));
-      return out;
-    }
-    return v;
+    return map_tensors(v, [this](const at::Tensor& t) { return device_tensor(t); });
   }
 
   // The host result of a written argument into its CUDA tensor: a sparse tensor takes the
