@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Data-parallel training (DistributedDataParallel) of an MLP on a generated regression task.
+"""Data-parallel training (DistributedDataParallel, or FSDP2 with --wrap fsdp) of an MLP on a
+generated regression task.
 
 Plain PyTorch written for NVIDIA GPUs (device="cuda" and backend "nccl" by default, no torchada
 import); under torchada it runs unmodified, one simulated device per rank:
@@ -53,6 +54,9 @@ def parse_args():
     p.add_argument("--bucket-mb", type=float, default=0.004,
                    help="DDP gradient bucket size in MiB (small: from the second step on, the "
                         "gradients go in 2 buckets, 2 all-reduces)")
+    p.add_argument("--wrap", choices=["ddp", "fsdp"], default="ddp",
+                   help="DistributedDataParallel, or FSDP2's fully_shard on each Linear and the "
+                        "whole model (weights sharded; gradients reduce-scattered, averaged)")
     p.add_argument("--timeout", type=float, default=120, help="seconds for a collective")
     p.add_argument("--save", help="rank 0 writes its final weights here")
     p.add_argument("--seed", type=int, default=2024)
@@ -113,9 +117,15 @@ def main():
     # Every rank builds the same model on the CPU with the seed (DDP also broadcasts rank 0's
     # weights at construction), then moves it to its device.
     model = MLP(args.features, args.hidden).to(device)
-    if distributed:
+    if distributed and args.wrap == "ddp":
         model = DDP(model, device_ids=[local_rank] if device.type == "cuda" else None,
                     bucket_cap_mb=args.bucket_mb)
+    elif distributed:
+        from torch.distributed.fsdp import fully_shard
+        for layer in model.net:
+            if isinstance(layer, nn.Linear):
+                fully_shard(layer)
+        fully_shard(model)
     if args.optimizer == "sgd":
         opt = torch.optim.SGD(model.parameters(), lr=args.lr or 0.05, momentum=0.9)
     else:
@@ -157,7 +167,7 @@ def main():
             print(f"step {step} loss {value:.9g}", flush=True)
 
     # Distributed evaluation: each rank its contiguous share of the validation set.
-    net = model.module if distributed else model
+    net = model.module if distributed and args.wrap == "ddp" else model
     net.eval()
     with torch.no_grad():
         shard = args.val // world
@@ -173,7 +183,12 @@ def main():
     val_loss = (err[0] / err[1]).item()
 
     # Every rank must hold the same weights: gather each rank's checksum.
-    flat = torch.cat([p.detach().reshape(-1) for p in net.parameters()])
+    def full(t):  # an FSDP parameter is a DTensor: its shards gathered (every rank calls)
+        return t.full_tensor() if hasattr(t, "full_tensor") else t
+
+    flat = torch.cat([full(p.detach()).reshape(-1) for p in net.parameters()])
+    weights = {k: full(v.detach()).cpu() for k, v in net.state_dict().items()} if args.save \
+        else None
     checksum = torch.stack([flat.double().sum(), flat.double().abs().sum()])
     if distributed:
         every = [torch.empty_like(checksum) for _ in range(world)]
@@ -188,7 +203,7 @@ def main():
         if distributed:
             print(f"ranks {world} agree", flush=True)
         if args.save:
-            torch.save({k: v.cpu() for k, v in net.state_dict().items()}, args.save)
+            torch.save(weights, args.save)
         if len(times) > 3:
             steady = sorted(times[2:])
             print(f"step_time_ms median {1e3 * steady[len(steady) // 2]:.3f}", flush=True)

@@ -161,6 +161,25 @@ mcclResult_t submit(Task* t) {
     e = musaLaunchHostFunc(exec, run_task, t);
     if (e != musaSuccess) return musa_fail("musaLaunchHostFunc", e);
   } else {
+    // After the communicator's previous task, whatever its stream (CommState::order_stream);
+    // on the same stream, stream order does it at no cost. Not under capture: a captured stream
+    // cannot wait for an event recorded outside the capture. A previous stream destroyed since
+    // has nothing more to order.
+    std::lock_guard<std::mutex> order(c.order_mu);
+    if (c.order_known && c.order_stream != exec) {
+      musaEvent_t ev = nullptr;
+      e = musaEventCreateWithFlags(&ev, musaEventDisableTiming);
+      if (e == musaSuccess) {
+        e = musaEventRecord(ev, c.order_stream);
+        if (e == musaSuccess) e = musaStreamWaitEvent(exec, ev, 0);
+        if (e == musaErrorInvalidResourceHandle) e = musaSuccess;
+        musaEventDestroy(ev);
+      }
+      if (e != musaSuccess) {
+        delete t;
+        return musa_fail("ordering after the communicator's previous stream", e);
+      }
+    }
     c.task_begin();
     e = musaLaunchHostFunc(exec, run_task, t);
     if (e != musaSuccess) {
@@ -169,6 +188,8 @@ mcclResult_t submit(Task* t) {
       keep->task_end();
       return musa_fail("musaLaunchHostFunc", e);
     }
+    c.order_stream = exec;
+    c.order_known = true;
   }
   for (size_t i = 1; i < streams.size(); ++i) MCCL_TRY(join_streams(exec, streams[i]));
   return mcclSuccess;

@@ -168,6 +168,14 @@ struct CommState {
   std::map<void*, std::pair<void*, size_t>> regs;  // handle -> (buffer, size)
   std::vector<PreMulOp> premul;                    // index op - mcclNumOps
 
+  // Call order across streams (user threads, under order_mu). NCCL chains every operation of a
+  // communicator after the previous one, whatever their streams, so ranks that issue the same
+  // calls run them in the same order (FSDP's all-gathers and reduce-scatters use two streams). A
+  // task on another stream than the previous task's waits for what that stream has queued.
+  std::mutex order_mu;
+  musaStream_t order_stream = nullptr;  // the previous task's stream
+  bool order_known = false;
+
   // Tasks enqueued on streams and not finished yet.
   std::mutex fl_mu;
   std::condition_variable fl_cv;

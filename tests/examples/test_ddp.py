@@ -1,5 +1,6 @@
-"""examples/ddp.py: 2 ranks (torchrun, backend "nccl" through MCCL) under torchada on the
-simulator against one process on device="cpu" that trains on both ranks' batches at once.
+"""examples/ddp.py: 2 ranks (torchrun, backend "nccl" through MCCL; DDP, and FSDP2's fully_shard)
+under torchada on the simulator against one process on device="cpu" that trains on both ranks'
+batches at once.
 
 DDP averages the ranks' gradients, each the mean over that rank's half of the global batch: the
 step one process takes with the mean over the whole batch. So every step's global loss, the
@@ -31,20 +32,24 @@ def weight_error(a_path, b_path):
     return max(((a[k] - b[k]).abs().max() / b[k].abs().max()).item() for k in b)
 
 
-@pytest.mark.parametrize("mode,optimizer", [("launcher", "sgd"), ("preload", "adamw")])
-def test_two_ranks_match_one_process_on_the_whole_batch(mode, optimizer, tmp_path_factory):
+# FSDP2 (--wrap fsdp): all-gathers and reduce-scatters on two streams of one communicator, which
+# must run in call order on every rank (as NCCL chains them).
+@pytest.mark.parametrize("mode,optimizer,wrap", [("launcher", "sgd", "ddp"),
+                                                 ("preload", "adamw", "ddp"),
+                                                 ("preload", "sgd", "fsdp")])
+def test_two_ranks_match_one_process_on_the_whole_batch(mode, optimizer, wrap, tmp_path_factory):
     args = STEPS + ("--optimizer", optimizer)
     out = tmp_path_factory.mktemp("ddp")
     ddp_weights, single_weights = str(out / "ddp.pt"), str(out / "single.pt")
-    got = run_example("ddp.py", args + ("--save", ddp_weights), mode=mode, env=ENV,
-                      argv_prefix=TORCHRUN, timeout=300).stdout
+    got = run_example("ddp.py", args + ("--save", ddp_weights, "--wrap", wrap), mode=mode,
+                      env=ENV, argv_prefix=TORCHRUN, timeout=300).stdout
     want = run_example("ddp.py", args + ("--single", "--save", single_weights), mode="cpu",
                        env=ENV).stdout
     assert "ranks 2 agree" in got, got[-2000:]
     err = assert_close_steps(losses(got), losses(want), TOL)
     val_err = assert_close_steps(eval_losses(got), eval_losses(want), TOL, "validation loss")
     w_err = weight_error(ddp_weights, single_weights)
-    print(f"ddp.py {mode} {optimizer}: worst relative error loss {err:.3g}, validation loss "
+    print(f"ddp.py {mode} {optimizer} {wrap}: worst relative error loss {err:.3g}, validation loss "
           f"{val_err:.3g}, weights {w_err:.3g}")
     assert w_err <= TOL, f"rank 0's weights differ from one process's by {w_err:.3g} > {TOL}"
     # It learns: the MSE falls from the targets' variance towards the noise's (0.0025).

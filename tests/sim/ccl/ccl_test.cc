@@ -807,6 +807,55 @@ TEST_F(InProcess, OperationsOnSeveralStreamsOfOneGroup) {
   for (musaStream_t x : extra) musaStreamDestroy(x);
 }
 
+// Operations of one communicator run in call order whatever their streams, as NCCL chains them
+// (FSDP issues all-gathers and reduce-scatters on two streams): rank 0's first stream is held, so
+// its all-gather on a free stream would otherwise run first and meet rank 1's all-reduce.
+TEST_F(InProcess, CallOrderHoldsAcrossStreams) {
+  NEED_DEVICES(2);
+  Clique q(2);
+  ASSERT_TRUE(q.ok());
+  musaStream_t extra[2] = {nullptr, nullptr};
+  for (int i = 0; i < 2; ++i) {
+    musaSetDevice(i);
+    ASSERT_EQ(musaStreamCreate(&extra[i]), musaSuccess);
+  }
+  musaSetDevice(0);
+  const size_t c = 1000;
+  std::vector<std::unique_ptr<DevBuf<float>>> s, r, g;
+  for (int i = 0; i < 2; ++i) {
+    s.emplace_back(new DevBuf<float>(c));
+    r.emplace_back(new DevBuf<float>(c));
+    g.emplace_back(new DevBuf<float>(2 * c));
+    s[i]->fill(std::vector<float>(c, static_cast<float>(i + 1)));
+  }
+  // Held after the buffers are filled: their copies (legacy stream) wait for blocking streams.
+  static std::atomic<bool> release{false};
+  release = false;
+  ASSERT_EQ(musaLaunchHostFunc(
+                q.streams[0],
+                [](void*) {
+                  while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                },
+                nullptr),
+            musaSuccess);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(mcclAllReduce(s[i]->p, r[i]->p, c, mcclFloat32, mcclSum, q.comms[i], q.streams[i]),
+              mcclSuccess);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(mcclAllGather(s[i]->p, g[i]->p, c, mcclFloat32, q.comms[i], extra[i]), mcclSuccess);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  release = true;
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(musaStreamSynchronize(extra[i]), musaSuccess);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(r[i]->get(), std::vector<float>(c, 3.0f)) << "rank " << i;
+    std::vector<float> all = g[i]->get();
+    EXPECT_EQ(all.front(), 1.0f);
+    EXPECT_EQ(all.back(), 2.0f);
+  }
+  q.sync();
+  for (musaStream_t x : extra) musaStreamDestroy(x);
+}
+
 TEST_F(InProcess, GraphCaptureReplaysTheCollective) {
   NEED_DEVICES(2);
   Clique q(2);
