@@ -1524,7 +1524,6 @@ void Span::finish(int result) {
 
 BackendSpan::BackendSpan(const char* name, Position position) {
   parent_ = nullptr;
-  position_ = position;
   ev_.traced = false;
   ts_ = nullptr;
   if (!g_trace_on.load(std::memory_order_relaxed)) return;
@@ -1540,7 +1539,7 @@ BackendSpan::BackendSpan(const char* name, Position position) {
     OpenEvent* const p = ts_->open_ev[d - 1];
     if (!p->backend && p->child == detail::kNoChild) {
       p->child_name = name;
-      p->child_ends_call = position_ == kEndsCall;
+      p->child_ends_call = position == kEndsCall;
       p->child_start = ticks();
       std::atomic_signal_fence(std::memory_order_seq_cst);
       p->child = detail::kChildOpen;

@@ -178,8 +178,7 @@ class BackendSpan {
 
  private:
   detail::OpenEvent* parent_;  // the Span's event this call is folded into, or null
-  Position position_;
-  detail::OpenEvent ev_;  // its own event otherwise
+  detail::OpenEvent ev_;       // its own event otherwise
   detail::ThreadState* ts_;
   std::uint32_t gen_;
 };
