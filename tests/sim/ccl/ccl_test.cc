@@ -175,6 +175,18 @@ struct Clique {
     musaSetDevice(0);
   }
   bool ok() const { return comms[0] != nullptr; }
+  // A second stream per rank (on its device), destroyed with the clique.
+  std::vector<musaStream_t> extra;
+  bool add_streams() {
+    extra.assign(comms.size(), nullptr);
+    bool ok = true;
+    for (size_t i = 0; i < extra.size(); ++i) {
+      musaSetDevice(static_cast<int>(i));
+      ok &= musaStreamCreate(&extra[i]) == musaSuccess;
+    }
+    musaSetDevice(0);
+    return ok;
+  }
   void sync() {
     for (musaStream_t s : streams) EXPECT_EQ(musaStreamSynchronize(s), musaSuccess);
     for (mcclComm_t c : comms) {
@@ -192,6 +204,26 @@ struct Clique {
     }
     for (musaStream_t s : streams)
       if (s != nullptr) musaStreamDestroy(s);
+    for (musaStream_t s : extra)
+      if (s != nullptr) musaStreamDestroy(s);
+  }
+};
+
+// Per rank of two: a send buffer of c elements (element k of rank i: value(i, k)), a result
+// buffer of c and a gathered buffer of 2c.
+template <class T>
+struct RankBuffers {
+  std::vector<std::unique_ptr<DevBuf<T>>> s, r, g;
+  template <class F>
+  RankBuffers(size_t c, F value) {
+    for (int i = 0; i < 2; ++i) {
+      s.emplace_back(new DevBuf<T>(c));
+      r.emplace_back(new DevBuf<T>(c));
+      g.emplace_back(new DevBuf<T>(2 * c));
+      std::vector<T> in(c);
+      for (size_t k = 0; k < c; ++k) in[k] = value(i, k);
+      s[i]->fill(in);
+    }
   }
 };
 
@@ -769,22 +801,11 @@ TEST_F(InProcess, OperationsOnSeveralStreamsOfOneGroup) {
   NEED_DEVICES(2);
   Clique q(2);
   ASSERT_TRUE(q.ok());
-  musaStream_t extra[2] = {nullptr, nullptr};
-  for (int i = 0; i < 2; ++i) {
-    musaSetDevice(i);
-    ASSERT_EQ(musaStreamCreate(&extra[i]), musaSuccess);
-  }
-  musaSetDevice(0);
+  ASSERT_TRUE(q.add_streams());
+  const std::vector<musaStream_t>& extra = q.extra;
   const size_t c = 3000;
-  std::vector<std::unique_ptr<DevBuf<uint64_t>>> s, r, g;
-  for (int i = 0; i < 2; ++i) {
-    s.emplace_back(new DevBuf<uint64_t>(c));
-    r.emplace_back(new DevBuf<uint64_t>(c));
-    g.emplace_back(new DevBuf<uint64_t>(2 * c));
-    std::vector<uint64_t> in(c);
-    for (size_t k = 0; k < c; ++k) in[k] = input<uint64_t>(i, k, 5);
-    s[i]->fill(in);
-  }
+  RankBuffers<uint64_t> b(c, [](int i, size_t k) { return input<uint64_t>(i, k, 5); });
+  auto &s = b.s, &r = b.r, &g = b.g;
   ASSERT_EQ(mcclGroupStart(), mcclSuccess);
   for (int i = 0; i < 2; ++i) {
     EXPECT_EQ(mcclAllReduce(s[i]->p, r[i]->p, c, mcclUint64, mcclMin, q.comms[i], q.streams[i]),
@@ -804,7 +825,6 @@ TEST_F(InProcess, OperationsOnSeveralStreamsOfOneGroup) {
     }
   }
   q.sync();
-  for (musaStream_t x : extra) musaStreamDestroy(x);
 }
 
 // Operations of one communicator run in call order whatever their streams, as NCCL chains them
@@ -814,20 +834,11 @@ TEST_F(InProcess, CallOrderHoldsAcrossStreams) {
   NEED_DEVICES(2);
   Clique q(2);
   ASSERT_TRUE(q.ok());
-  musaStream_t extra[2] = {nullptr, nullptr};
-  for (int i = 0; i < 2; ++i) {
-    musaSetDevice(i);
-    ASSERT_EQ(musaStreamCreate(&extra[i]), musaSuccess);
-  }
-  musaSetDevice(0);
+  ASSERT_TRUE(q.add_streams());
+  const std::vector<musaStream_t>& extra = q.extra;
   const size_t c = 1000;
-  std::vector<std::unique_ptr<DevBuf<float>>> s, r, g;
-  for (int i = 0; i < 2; ++i) {
-    s.emplace_back(new DevBuf<float>(c));
-    r.emplace_back(new DevBuf<float>(c));
-    g.emplace_back(new DevBuf<float>(2 * c));
-    s[i]->fill(std::vector<float>(c, static_cast<float>(i + 1)));
-  }
+  RankBuffers<float> b(c, [](int i, size_t) { return static_cast<float>(i + 1); });
+  auto &s = b.s, &r = b.r, &g = b.g;
   // Held after the buffers are filled: their copies (legacy stream) wait for blocking streams.
   static std::atomic<bool> release{false};
   release = false;
@@ -853,7 +864,6 @@ TEST_F(InProcess, CallOrderHoldsAcrossStreams) {
     EXPECT_EQ(all.back(), 2.0f);
   }
   q.sync();
-  for (musaStream_t x : extra) musaStreamDestroy(x);
 }
 
 TEST_F(InProcess, GraphCaptureReplaysTheCollective) {
