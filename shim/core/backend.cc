@@ -361,7 +361,9 @@ void* kernel_bridge_thread(void* arg) {
                  path.c_str(), e ? e : "no torchada_ops_bridge_install");
   } else {
     const int n = install(backend_name(st->kind));
-    set_kernel_bridge_active(n > 0);
+    using Attempting = int (*)();
+    set_kernel_bridge_active(
+        n > 0, reinterpret_cast<Attempting>(dlsym(h, "torchada_ops_bridge_attempting")));
     if (n < 0)
       TORCHADA_LOG(kWarn, "the kernel bridge (%s) failed to install (its log says why)",
                    path.c_str());

@@ -25,6 +25,7 @@ Counter g_counters[kFnCount];
 thread_local int t_shim_error = 0;
 
 std::atomic<bool> g_kernel_bridge{false};
+std::atomic<int (*)()> g_bridge_attempting{nullptr};
 
 // At TORCHADA_LOG_LEVEL=debug, where the program made a refused or failed call: a backtrace for
 // each of the first few such calls per function.
@@ -71,8 +72,12 @@ bool note_kernel_refused(Fn fn, const void* func) {
   const unsigned long long n = g_counters[i].kernel_refused.fetch_add(1, std::memory_order_relaxed);
   KernelInfo k = lookup_kernel(func);
   const bool bridged = g_kernel_bridge.load(std::memory_order_relaxed);
+  // Served: launched by a PyTorch operator the bridge is trying natively (it then runs the
+  // operator on the host). A kernel of the program's own (a C++/CUDA extension) is not.
+  int (*const attempting)() = g_bridge_attempting.load(std::memory_order_relaxed);
+  const bool served = bridged && (attempting == nullptr || attempting() != 0);
   if (k.first_refusal) {
-    if (k.name && bridged)
+    if (k.name && served)
       TORCHADA_LOG(kDebug, "%s: kernel %s is NVIDIA device code; the kernel bridge serves it",
                    kFnNames[i], k.name);
     else if (k.name)
@@ -108,7 +113,8 @@ void note_backend_refusal(Fn fn, const char* backend, const char* why, bool logg
         kFnNames[i], backend ? backend : "the MUSA library", why ? ": " : "", why ? why : "");
 }
 
-void set_kernel_bridge_active(bool active) {
+void set_kernel_bridge_active(bool active, int (*attempting)()) {
+  g_bridge_attempting.store(attempting, std::memory_order_relaxed);
   g_kernel_bridge.store(active, std::memory_order_relaxed);
 }
 

@@ -13,9 +13,13 @@ void note_unsupported(Fn fn, const char* why = nullptr, bool logged = false);
 void note_missing(Fn fn);
 // Logs the kernel once (demangled); returns true if `func` is a kernel the program registered.
 bool note_kernel_refused(Fn fn, const void* func);
-// The kernel bridge (libtorchada_ops.so) serves refused kernels: each is logged at debug level
-// instead of warn, and TORCHADA_STRICT=1 is the bridge's (it raises naming the operator).
-void set_kernel_bridge_active(bool active);
+// The kernel bridge (libtorchada_ops.so) serves the refused kernels of the PyTorch operators it
+// tries: each is logged at debug level instead of warn (a program's own kernel, launched outside
+// those attempts, still warns), and TORCHADA_STRICT=1 is the bridge's (it raises naming the
+// operator).
+// `attempting` (the bridge's torchada_ops_bridge_attempting, may be null): true on a thread
+// while the bridge tries PyTorch's own CUDA kernel, whose refusal it then serves on the host.
+void set_kernel_bridge_active(bool active, int (*attempting)() = nullptr);
 bool kernel_bridge_active();
 // Counts a failed call for the exit summary.
 void note_error(Fn fn);

@@ -5,6 +5,7 @@ tensors in the same process; it prints OK at the end so a silent early exit cann
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -181,6 +182,43 @@ def test_sparse_tensors(mode):
     assert any(op.endswith("[SparseCUDA]") for op in rows), rows
     print("OK")
     """)
+
+
+EXTENSION_CU = r"""
+#include <cuda_runtime.h>
+__global__ void add_one(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += 1;
+}
+extern "C" int launch_add_one(float* x, int n) {
+  add_one<<<1, 32>>>(x, n);
+  return static_cast<int>(cudaGetLastError());
+}
+"""
+
+
+def test_extension_kernels_are_named_bridged_ones_are_not(tmp_path):
+    """A kernel of the program's own (a CUDA extension) is refused with a warning naming it, while
+    the kernels of the PyTorch operators the bridge tries are served quietly (debug level)."""
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not os.path.exists(nvcc):
+        pytest.skip("needs nvcc (the CUDA toolkit) to build the extension")
+    src, lib = tmp_path / "ext.cu", tmp_path / "libext.so"
+    src.write_text(EXTENSION_CU)
+    subprocess.run([nvcc, "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-o", str(lib),
+                    str(src)], check=True, capture_output=True, timeout=300)
+    p = run_ok("preload", f"""
+    import ctypes
+    x = torch.zeros(4, device="cuda")
+    y = torch.exp(x) * 2                 # bridged operators: their kernels are served
+    lib = ctypes.CDLL({str(lib)!r})
+    rc = lib.launch_add_one(ctypes.c_void_p(x.data_ptr()), 4)
+    assert rc == 209, rc                 # cudaErrorNoKernelImageForDevice
+    same(y, torch.full((4,), 2.0))
+    print("OK")
+    """)
+    named = [l for l in p.stderr.splitlines() if "is NVIDIA device code and cannot run" in l]
+    assert len(named) == 1 and "add_one(float*, int)" in named[0], p.stderr[-3000:]
 
 
 def test_conv_batchnorm_pool_forward_backward(mode):

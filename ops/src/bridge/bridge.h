@@ -92,6 +92,10 @@ int install(const char* backend);
 // The boxed kernel registered under CUDA for `s`'s operator (kernel.cpp).
 c10::KernelFunction make_bridge_kernel(OpState* s);
 
+// True on this thread while the bridge kernel runs PyTorch's own CUDA kernel (kernel.cpp); the
+// shim asks through torchada_ops_bridge_attempting (install.cpp).
+bool attempting();
+
 // True when the error is the shim's refusal of an NVIDIA kernel
 // (cudaErrorNoKernelImageForDevice raised by a CUDA launch check).
 bool is_kernel_refusal(const c10::Error& e);

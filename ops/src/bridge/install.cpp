@@ -322,6 +322,12 @@ extern "C" __attribute__((visibility("default"))) int torchada_ops_bridge_instal
   return torchada::ops::bridge::install(backend);
 }
 
+// The shim asks, for a kernel it refuses, whether the bridge launched it while trying PyTorch's
+// own CUDA kernel (then served on the host; else the program's own kernel: a warning).
+extern "C" __attribute__((visibility("default"))) int torchada_ops_bridge_attempting() {
+  return torchada::ops::bridge::attempting() ? 1 : 0;
+}
+
 namespace {
 
 using torchada::ops::bridge::installed;

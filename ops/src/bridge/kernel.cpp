@@ -88,6 +88,22 @@ bool is_thrust_refusal(const std::exception& e) {
   return std::strstr(e.what(), "cudaErrorNoKernelImageForDevice") != nullptr;
 }
 
+// True on a thread while it runs PyTorch's own CUDA kernel for the bridge: the shim logs the
+// refusal of a kernel launched then at debug level (the bridge serves the call), and any other
+// refusal (a kernel of the program's own, a C++/CUDA extension) as a warning naming the kernel.
+thread_local bool t_attempting = false;
+
+class Attempt {
+ public:
+  Attempt() : previous_(t_attempting) { t_attempting = true; }
+  ~Attempt() { t_attempting = previous_; }
+  Attempt(const Attempt&) = delete;
+  Attempt& operator=(const Attempt&) = delete;
+
+ private:
+  bool previous_;
+};
+
 class BridgeKernel final : public c10::OperatorKernel {
  public:
   explicit BridgeKernel(OpState* s) : s_(s) {}
@@ -102,6 +118,7 @@ class BridgeKernel final : public c10::OperatorKernel {
                                      stack->end());
       const auto t0 = time ? Clock::now() : Clock::time_point();
       try {
+        Attempt attempt;
         call_original(s.original, op, ks, stack);
         count(s, Path::kNative, time ? since(t0) : 0);
         return;
@@ -180,6 +197,8 @@ void run_on_host_counted(OpState& s, const c10::OperatorHandle& op, torch::jit::
   run_on_host(op, stack, m);
   count(s, m == Mode::kCopy ? Path::kCopy : Path::kDirect, time ? since(t0) : 0);
 }
+
+bool attempting() { return t_attempting; }
 
 c10::KernelFunction make_bridge_kernel(OpState* s) {
   return c10::KernelFunction::makeFromBoxedFunctor(std::make_unique<BridgeKernel>(s));
