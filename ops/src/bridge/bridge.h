@@ -17,6 +17,7 @@
 #include <c10/core/Allocator.h>
 #include <c10/core/StorageImpl.h>
 #include <ATen/core/stack.h>
+#include <cuda_runtime_api.h>
 
 #include <atomic>
 #include <cstdint>
@@ -104,6 +105,9 @@ bool is_kernel_refusal(const c10::Error& e);
 // there, as the CUDA kernel would have. Orders itself after the work queued on the current
 // stream.
 void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m);
+// A bridged call cannot become part of a CUDA graph: raises, naming the operator, when `stream`
+// is being captured (host_exec.cpp).
+void refuse_capture(const c10::FunctionSchema& schema, cudaStream_t stream);
 // The CUDA device of an argument: a CUDA tensor's (the first in a list), or a CUDA device
 // argument's (the current device when it has no index).
 std::optional<c10::Device> cuda_device_in(const c10::IValue& v);

@@ -105,12 +105,7 @@ class HostCall {
     stream_ = c10::cuda::getCurrentCUDAStream(device_.index());
     // Host work cannot become part of a CUDA graph: say so, naming the operator, instead of the
     // runtime's "operation not permitted while a stream is being captured" from the query below.
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    C10_CUDA_CHECK(cudaStreamIsCapturing(stream_->stream(), &capture));
-    TORCH_CHECK(capture == cudaStreamCaptureStatusNone, "torchada: ", schema.operator_name(),
-                " runs through the kernel bridge (PyTorch's CPU kernel: its CUDA kernel is NVIDIA "
-                "code), which cannot be captured into a CUDA graph; run it outside "
-                "torch.cuda.graph / CUDAGraph capture (the capture is invalidated)");
+    refuse_capture(schema, stream_->stream());
     // An idle stream (the usual case: every preceding operator was bridged) needs no
     // synchronisation, and a query costs far less than a synchronise.
     if (!stream_->query()) stream_->synchronize();
@@ -354,6 +349,15 @@ class HostCall {
 };
 
 }  // namespace
+
+void refuse_capture(const c10::FunctionSchema& schema, cudaStream_t stream) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  C10_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+  TORCH_CHECK(capture == cudaStreamCaptureStatusNone, "torchada: ", schema.operator_name(),
+              " runs through the kernel bridge (PyTorch's CPU kernel: its CUDA kernel is NVIDIA "
+              "code), which cannot be captured into a CUDA graph; run it outside "
+              "torch.cuda.graph / CUDAGraph capture (the capture is invalidated)");
+}
 
 std::optional<c10::Device> cuda_device_in(const c10::IValue& v) {
   if (v.isTensor()) {

@@ -189,10 +189,11 @@ size_t install_sparse(Installed& st) {
   using K = c10::DispatchKey;
   auto& d = c10::Dispatcher::singleton();
   size_t n = 0;
-  for (const K key : {K::SparseCUDA, K::SparseCsrCUDA}) {
-    for (const c10::OperatorName& name : d.getAllOpNames()) {
-      auto op = d.findOp(name);
-      if (!op || !op->hasSchema() || !op->hasKernelForDispatchKey(key)) continue;
+  for (const c10::OperatorName& name : d.getAllOpNames()) {
+    auto op = d.findOp(name);
+    if (!op || !op->hasSchema()) continue;
+    for (const K key : {K::SparseCUDA, K::SparseCsrCUDA}) {
+      if (!op->hasKernelForDispatchKey(key)) continue;
       const std::string base = base_name(name);
       if (base.rfind("torchada::", 0) == 0 || kKeepNative.count(base) ||
           returns_view(op->schema()) || !makes_tensors(op->schema()))

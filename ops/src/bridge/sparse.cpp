@@ -34,13 +34,7 @@ class SparseHostCall {
     const size_t base = stack->size() - nargs;
     for (size_t i = 0; i < nargs; ++i) find_device((*stack)[base + i]);
     if (!device_) device_ = c10::Device(c10::kCUDA, c10::cuda::current_device());
-    const c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream(device_->index());
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    C10_CUDA_CHECK(cudaStreamIsCapturing(stream.stream(), &capture));
-    TORCH_CHECK(capture == cudaStreamCaptureStatusNone, "torchada: ", schema.operator_name(),
-                " runs through the kernel bridge (PyTorch's sparse CPU kernel: its CUDA kernel is "
-                "NVIDIA code), which cannot be captured into a CUDA graph; run it outside "
-                "torch.cuda.graph / CUDAGraph capture (the capture is invalidated)");
+    refuse_capture(schema, c10::cuda::getCurrentCUDAStream(device_->index()).stream());
 
     for (size_t i = 0; i < nargs; ++i) {
       const auto* alias = schema.arguments()[i].alias_info();
