@@ -241,7 +241,8 @@ musaError_t musaGetLastError(void) {
     ThreadState& s = ts();
     const musaError_t e = s.last_error;
     s.last_error = musaSuccess;
-    return e;
+    const musaError_t fault = sticky_fault();  // not cleared: a faulted device stays faulted
+    return fault != musaSuccess ? fault : e;
   } catch (...) {
     return musaErrorUnknown;
   }
@@ -249,7 +250,8 @@ musaError_t musaGetLastError(void) {
 
 musaError_t musaPeekAtLastError(void) {
   try {
-    return ts().last_error;
+    const musaError_t fault = sticky_fault();
+    return fault != musaSuccess ? fault : ts().last_error;
   } catch (...) {
     return musaErrorUnknown;
   }

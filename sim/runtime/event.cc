@@ -145,7 +145,7 @@ musaError_t musaEventSynchronize(musaEvent_t event) {
     if (event_captured(*e)) return musaErrorCapturedEvent;
     MarkerPtr m = event_marker(*e);
     if (m) m->wait();
-    return musaSuccess;
+    return sticky_fault();
   });
 }
 

@@ -324,6 +324,10 @@ void run_plan(const std::vector<ExecNode>& plan, const std::vector<MarkerPtr>& w
       case musaGraphNodeTypeHost:
         if (n.enabled) n.p.host.fn(n.p.host.userData);
         break;
+      case musaGraphNodeTypeKernel:
+        // A fault is the device's sticky error, which the replay's synchronisation reports.
+        if (n.enabled && n.p.kernel) (void)run_kernel(*n.p.kernel);
+        break;
       case musaGraphNodeTypeWaitEvent: {
         const MarkerPtr& m = waits[(*wi)++];
         if (m) m->wait();
@@ -349,6 +353,8 @@ const char* type_name(musaGraphNodeType t) {
       return "MEMSET";
     case musaGraphNodeTypeHost:
       return "HOST";
+    case musaGraphNodeTypeKernel:
+      return "KERNEL";
     case musaGraphNodeTypeGraph:
       return "CHILD_GRAPH";
     case musaGraphNodeTypeEmpty:

@@ -3,6 +3,7 @@
 #ifndef TORCHADA_SIM_RUNTIME_GRAPH_H
 #define TORCHADA_SIM_RUNTIME_GRAPH_H
 
+#include "executor.h"
 #include "state.h"
 
 #include <map>
@@ -20,6 +21,7 @@ struct NodeParams {
   musaHostNodeParams host{};
   MUevent_st* event = nullptr;
   MUgraph_st* child = nullptr;  // for graph nodes: the child graph, owned by the node
+  std::shared_ptr<const KernelLaunch> kernel;  // kernel nodes: a captured musaSimLaunchKernel
 };
 
 struct Capture {

@@ -393,6 +393,7 @@ void reset_device(int dev) {
   d.shmem_config = 0;
   d.peers = 0;
   d.context.store(false);  // the primary context is destroyed until the next use
+  d.fault.store(musaSuccess);
 }
 
 }  // namespace sim

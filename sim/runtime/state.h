@@ -154,6 +154,9 @@ struct Device {
   // Nanoseconds its streams have spent running work (summed over streams), for the simulated
   // MTML's utilisation (musaSimDeviceBusyTime).
   std::atomic<unsigned long long> busy_ns{0};
+  // A kernel's memory fault (musaErrorIllegalAddress): sticky, as a GPU context's, until
+  // musaDeviceReset. Synchronisations, launches and musaGetLastError report it.
+  std::atomic<int> fault{musaSuccess};
 };
 
 struct Runtime {
@@ -227,6 +230,8 @@ Device& device(int d);
 // thread): every call that works on the current device goes through it.
 int current_device();
 void reset_device(int d);  // musaDeviceReset of device d
+// The sticky fault of the calling thread's device (musaSuccess when none, or no device yet).
+musaError_t sticky_fault();
 
 // Streams.
 musaError_t resolve_stream(musaStream_t s, std::shared_ptr<MUstream_st>* out);

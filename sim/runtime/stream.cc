@@ -273,7 +273,7 @@ musaError_t sync_stream(MUstream_st& s) {
         if (b->last) pending.push_back(b->last);
   }
   for (const MarkerPtr& m : pending) m->wait();
-  return musaSuccess;
+  return static_cast<musaError_t>(device(s.device).fault.load());
 }
 
 musaError_t sync_device(int dev) {
@@ -299,7 +299,12 @@ musaError_t sync_device(int dev) {
       if (s->last) ms.push_back(s->last);
   }
   for (auto& m : ms) m->wait();
-  return musaSuccess;
+  return static_cast<musaError_t>(d.fault.load());
+}
+
+musaError_t sticky_fault() {
+  const int d = ts().device;
+  return valid_device(d) ? static_cast<musaError_t>(device(d).fault.load()) : musaSuccess;
 }
 
 }  // namespace sim
