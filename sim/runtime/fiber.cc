@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #define TORCHADA_SIM_ASAN_FIBERS 1
 #endif
@@ -130,6 +131,10 @@ void Fiber::start(FiberStack* stack, Entry entry, void* arg) {
   stack_ = stack;
   entry_ = entry;
   arg_ = arg;
+#if defined(TORCHADA_SIM_ASAN_FIBERS)
+  // A reused stack keeps the shadow of its last fiber's frames, which never returned.
+  __asan_unpoison_memory_region(stack->bottom(), stack->size());
+#endif
 #if defined(TORCHADA_SIM_TSAN_FIBERS)
   if (!tsan_owned_) {
     tsan_ = __tsan_create_fiber(0);
