@@ -2,7 +2,7 @@
 // row in one pass; the eager composition (chunk, act, mul) writes and re-reads an intermediate.
 #include "activations.cuh"
 
-namespace torchada::kernels {
+namespace torchada::TORCHADA_KERNELS_NS {
 namespace {
 
 template <typename T, int N, int A>
@@ -36,11 +36,11 @@ const char* launch_act(void* out, const void* in, int64_t rows, int64_t d, gpuSt
   const dim3 grid(static_cast<unsigned>(chunks < 65535 ? chunks : 65535),
                   static_cast<unsigned>(rows));
   if (vec)
-    act_and_mul_kernel<T, N, A>
-        <<<grid, threads, 0, stream>>>(static_cast<T*>(out), static_cast<const T*>(in), d);
+    TORCHADA_LAUNCH_PLAIN(grid, threads, 0, stream, act_and_mul_kernel<T, N, A>)
+    (static_cast<T*>(out), static_cast<const T*>(in), d);
   else
-    act_and_mul_kernel<T, 1, A>
-        <<<grid, threads, 0, stream>>>(static_cast<T*>(out), static_cast<const T*>(in), d);
+    TORCHADA_LAUNCH_PLAIN(grid, threads, 0, stream, act_and_mul_kernel<T, 1, A>)
+    (static_cast<T*>(out), static_cast<const T*>(in), d);
   return last_error();
 }
 
@@ -87,4 +87,4 @@ const char* act_and_mul(DType t, Act a, void* out, const void* in, int64_t rows,
   return nullptr;
 }
 
-}  // namespace torchada::kernels
+}  // namespace torchada::TORCHADA_KERNELS_NS

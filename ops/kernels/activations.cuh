@@ -3,7 +3,7 @@
 
 #include "portable.cuh"
 
-namespace torchada::kernels {
+namespace torchada::TORCHADA_KERNELS_NS {
 
 inline __device__ float silu(float x) { return x / (1.f + expf(-x)); }
 inline __device__ float gelu_exact(float x) {
@@ -25,4 +25,4 @@ inline __device__ float activate(float x) {
     return gelu_tanh(x);
 }
 
-}  // namespace torchada::kernels
+}  // namespace torchada::TORCHADA_KERNELS_NS

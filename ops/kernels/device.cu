@@ -1,7 +1,7 @@
 // Device queries shared by the launchers.
 #include "portable.cuh"
 
-namespace torchada::kernels {
+namespace torchada::TORCHADA_KERNELS_NS {
 
 int device_warp_size() {
   // Read once per device: the attribute is constant and the query would otherwise sit on the
@@ -18,4 +18,10 @@ int device_warp_size() {
   return ws;
 }
 
-}  // namespace torchada::kernels
+#if defined(TORCHADA_KERNELS_HOST)
+bool available() { return ::musa_sim::launch_function() != nullptr; }
+#else
+bool available() { return true; }
+#endif
+
+}  // namespace torchada::TORCHADA_KERNELS_NS

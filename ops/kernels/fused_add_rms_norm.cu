@@ -3,7 +3,7 @@
 // rms_norm applied to the updated residual tensor.
 #include "portable.cuh"
 
-namespace torchada::kernels {
+namespace torchada::TORCHADA_KERNELS_NS {
 namespace {
 
 template <typename T, int N>
@@ -49,13 +49,11 @@ const char* launch(void* input, void* residual, const void* weight, int64_t rows
   const int threads = block_threads(vec ? hidden / N : hidden);
   const dim3 grid(static_cast<unsigned>(rows));
   if (vec)
-    fused_add_rms_norm_kernel<T, N>
-        <<<grid, threads, 0, stream>>>(static_cast<T*>(input), static_cast<T*>(residual),
-                                       static_cast<const T*>(weight), hidden, eps);
+    TORCHADA_LAUNCH(grid, threads, 0, stream, fused_add_rms_norm_kernel<T, N>)
+    (static_cast<T*>(input), static_cast<T*>(residual), static_cast<const T*>(weight), hidden, eps);
   else
-    fused_add_rms_norm_kernel<T, 1>
-        <<<grid, threads, 0, stream>>>(static_cast<T*>(input), static_cast<T*>(residual),
-                                       static_cast<const T*>(weight), hidden, eps);
+    TORCHADA_LAUNCH(grid, threads, 0, stream, fused_add_rms_norm_kernel<T, 1>)
+    (static_cast<T*>(input), static_cast<T*>(residual), static_cast<const T*>(weight), hidden, eps);
   return last_error();
 }
 
@@ -77,4 +75,4 @@ const char* fused_add_rms_norm(DType t, void* input, void* residual, const void*
   return "fused_add_rms_norm: unsupported dtype";
 }
 
-}  // namespace torchada::kernels
+}  // namespace torchada::TORCHADA_KERNELS_NS

@@ -8,39 +8,26 @@
 
 #include <cstdint>
 
-namespace torchada::kernels {
+#include "elementwise.h"
+#include "reduce.h"
+
+// Each kernel source is compiled for the GPU (nvcc or mcc: torchada::kernels) and, in builds for
+// a CUDA PyTorch, a second time for the host, run by the simulator's executor
+// (torchada::host_kernels). The host code picks one per call (src/device_kernels.h).
+#if defined(TORCHADA_KERNELS_HOST)
+#define TORCHADA_KERNELS_NS host_kernels
+#else
+#define TORCHADA_KERNELS_NS kernels
+#endif
+
+namespace torchada::kernel_types {
 
 enum class DType : int { kFloat32, kFloat16, kBFloat16 };
-
-// Warp width of the current device, read from the device (32 on NVIDIA, 128 on MUSA mp_21/mp_22).
-// Cached per device; launch geometry is a multiple of it.
-int device_warp_size();
-
-// out[r, :] = in[r, :] * rsqrt(mean(in[r, :]^2) + eps) * weight
-const char* rms_norm(DType t, void* out, const void* in, const void* weight, int64_t rows,
-                     int64_t hidden, float eps, void* stream);
-
-// residual += input; input = rms_norm(residual) * weight   (both in place)
-const char* fused_add_rms_norm(DType t, void* input, void* residual, const void* weight,
-                               int64_t rows, int64_t hidden, float eps, void* stream);
-
 enum class Act : int { kSilu, kGeluExact, kGeluTanh };
-
-// out[r, :d] = act(in[r, :d]) * in[r, d:2d]
-const char* act_and_mul(DType t, Act act, void* out, const void* in, int64_t rows, int64_t d,
-                        void* stream);
-
 enum class Unary : int { kNeg, kSilu, kGeluExact, kGeluTanh };
 
-// out[i] = f(in[i]) over n contiguous elements
-const char* unary(DType t, Unary f, void* out, const void* in, int64_t n, void* stream);
+}  // namespace torchada::kernel_types
 
-// In-place rotary embedding on query [tokens, q_heads, head_size] and key [tokens, k_heads,
-// head_size]; cache[pos, :rot/2] = cos, cache[pos, rot/2:] = sin. neox: rotate halves (GPT-NeoX),
-// otherwise interleaved pairs (GPT-J).
-const char* rotary_embedding(DType t, const int64_t* positions, void* query, void* key,
-                             const void* cos_sin_cache, int64_t tokens, int64_t q_heads,
-                             int64_t k_heads, int64_t head_size, int64_t rot_dim, bool neox,
-                             void* stream);
-
-}  // namespace torchada::kernels
+namespace torchada::TORCHADA_KERNELS_NS {
+#include "launchers.inc"
+}  // namespace torchada::TORCHADA_KERNELS_NS

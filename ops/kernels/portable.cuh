@@ -1,7 +1,15 @@
-// What the kernels need from the GPU toolchain, written once for CUDA (nvcc) and MUSA (mcc).
+// What the kernels need from the GPU toolchain, written once for CUDA (nvcc) and MUSA (mcc), and
+// for the simulator's executor (the same source compiled for the host, TORCHADA_KERNELS_HOST).
 // Kernels include only this header and launch.h: no inline PTX, no vendor intrinsic outside this
 // file, and the warp width is always read from the device (warpSize), never assumed to be 32.
+// Launches are written TORCHADA_LAUNCH(grid, block, shmem, stream, kernel)(args...) (a kernel
+// that synchronises: barriers, warp collectives) or TORCHADA_LAUNCH_PLAIN(...) (one that never
+// does, which the simulator then runs as a loop over each block's threads).
 #pragma once
+
+#if defined(TORCHADA_KERNELS_HOST)
+#include <musa_sim_qualifiers.h>  // first: CUDA's headers keep qualifiers already defined
+#endif
 
 #include <cstdint>
 
@@ -20,9 +28,22 @@ using bf16_t = __mt_bfloat16;
 #define TORCHADA_ATTR_WARP_SIZE musaDevAttrWarpSize
 #define TORCHADA_ATTR_SM_COUNT musaDevAttrMultiProcessorCount
 #else
+#if defined(TORCHADA_KERNELS_HOST)
+// The halves' host implementations, dim3, and the process's CUDA runtime (torchada's shim, which
+// answers device queries from the simulator).
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <vector_types.h>
+#include <cuda_runtime_api.h>
+#include <musa_sim_device.h>  // after them: threadIdx, warpSize... are names in their headers
+#else
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+// NVIDIA warps are 32 wide, so a full-warp shuffle is safe there. MUSA (128-wide warps on
+// mp_21/mp_22, mask semantics unconfirmed) takes the shared-memory path in block_sum instead.
+#define TORCHADA_HAS_WARP_SHUFFLE 1
+#endif
 using gpuStream_t = cudaStream_t;
 using gpuError_t = cudaError_t;
 using bf16_t = __nv_bfloat16;
@@ -33,14 +54,28 @@ using bf16_t = __nv_bfloat16;
 #define torchadaDeviceGetAttribute cudaDeviceGetAttribute
 #define TORCHADA_ATTR_WARP_SIZE cudaDevAttrWarpSize
 #define TORCHADA_ATTR_SM_COUNT cudaDevAttrMultiProcessorCount
-// NVIDIA warps are 32 wide, so a full-warp shuffle is safe there. MUSA (128-wide warps on
-// mp_21/mp_22, mask semantics unconfirmed) takes the shared-memory path in block_sum instead.
-#define TORCHADA_HAS_WARP_SHUFFLE 1
+#endif
+
+#if defined(TORCHADA_KERNELS_HOST)
+#define TORCHADA_LAUNCH(grid, block, shmem, stream, ...)                                \
+  ::musa_sim::Launch<__VA_ARGS__, true> {                                               \
+#__VA_ARGS__, ::musa_sim::dims(grid), ::musa_sim::dims(block), shmem, (void*)stream \
+  }
+#define TORCHADA_LAUNCH_PLAIN(grid, block, shmem, stream, ...)                          \
+  ::musa_sim::Launch<__VA_ARGS__, false> {                                              \
+#__VA_ARGS__, ::musa_sim::dims(grid), ::musa_sim::dims(block), shmem, (void*)stream \
+  }
+// `extern __shared__ T name[]`
+#define TORCHADA_DYNAMIC_SHARED(T, name) T* name = ::musa_sim::dynamic_shared<T>()
+#else
+#define TORCHADA_LAUNCH(grid, block, shmem, stream, ...) __VA_ARGS__<<<grid, block, shmem, stream>>>
+#define TORCHADA_LAUNCH_PLAIN TORCHADA_LAUNCH
+#define TORCHADA_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
 #endif
 
 #include "launch.h"
 
-namespace torchada::kernels {
+namespace torchada::TORCHADA_KERNELS_NS {
 
 // Conversions: all arithmetic is done in float; storage types only load and store.
 inline __device__ float to_float(float v) { return v; }
@@ -112,10 +147,15 @@ inline __device__ float block_sum(float v) {
   return total;
 }
 
+#if defined(TORCHADA_KERNELS_HOST)
+// The simulator's launches report their error to the launcher (musa_sim::Launch records it).
+inline const char* last_error() { return ::musa_sim::take_launch_error(); }
+#else
 inline const char* last_error() {
   gpuError_t e = torchadaGetLastError();
   return e == TORCHADA_GPU_SUCCESS ? nullptr : torchadaGetErrorString(e);
 }
+#endif
 
 // Threads per block for work items spread across one block: a power of two, a multiple of the
 // device's warp width, at most 1024.
@@ -126,4 +166,4 @@ inline int block_threads(int64_t items, int max_threads = 1024) {
   return t < ws ? ws : t;
 }
 
-}  // namespace torchada::kernels
+}  // namespace torchada::TORCHADA_KERNELS_NS

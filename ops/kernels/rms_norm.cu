@@ -3,7 +3,7 @@
 // one write of output, the minimum.
 #include "portable.cuh"
 
-namespace torchada::kernels {
+namespace torchada::TORCHADA_KERNELS_NS {
 namespace {
 
 template <typename T, int N>
@@ -44,13 +44,11 @@ const char* launch(void* out, const void* in, const void* weight, int64_t rows, 
   const int threads = block_threads(vec ? hidden / N : hidden);
   const dim3 grid(static_cast<unsigned>(rows));
   if (vec)
-    rms_norm_kernel<T, N><<<grid, threads, 0, stream>>>(static_cast<T*>(out),
-                                                        static_cast<const T*>(in),
-                                                        static_cast<const T*>(weight), hidden, eps);
+    TORCHADA_LAUNCH(grid, threads, 0, stream, rms_norm_kernel<T, N>)
+    (static_cast<T*>(out), static_cast<const T*>(in), static_cast<const T*>(weight), hidden, eps);
   else
-    rms_norm_kernel<T, 1><<<grid, threads, 0, stream>>>(static_cast<T*>(out),
-                                                        static_cast<const T*>(in),
-                                                        static_cast<const T*>(weight), hidden, eps);
+    TORCHADA_LAUNCH(grid, threads, 0, stream, rms_norm_kernel<T, 1>)
+    (static_cast<T*>(out), static_cast<const T*>(in), static_cast<const T*>(weight), hidden, eps);
   return last_error();
 }
 
@@ -72,4 +70,4 @@ const char* rms_norm(DType t, void* out, const void* in, const void* weight, int
   return "rms_norm: unsupported dtype";
 }
 
-}  // namespace torchada::kernels
+}  // namespace torchada::TORCHADA_KERNELS_NS

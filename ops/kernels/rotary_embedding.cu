@@ -3,7 +3,7 @@
 //   GPT-NeoX: pair (i, i + rot/2)     GPT-J: pair (2i, 2i + 1)
 #include "portable.cuh"
 
-namespace torchada::kernels {
+namespace torchada::TORCHADA_KERNELS_NS {
 namespace {
 
 template <typename T, bool kNeox>
@@ -41,11 +41,11 @@ const char* launch(const int64_t* positions, void* query, void* key, const void*
   auto k = static_cast<T*>(key);
   auto c = static_cast<const T*>(cache);
   if (neox)
-    rotary_kernel<T, true>
-        <<<grid, threads, 0, stream>>>(positions, q, k, c, q_heads, k_heads, head_size, rot_dim);
+    TORCHADA_LAUNCH_PLAIN(grid, threads, 0, stream, rotary_kernel<T, true>)
+    (positions, q, k, c, q_heads, k_heads, head_size, rot_dim);
   else
-    rotary_kernel<T, false>
-        <<<grid, threads, 0, stream>>>(positions, q, k, c, q_heads, k_heads, head_size, rot_dim);
+    TORCHADA_LAUNCH_PLAIN(grid, threads, 0, stream, rotary_kernel<T, false>)
+    (positions, q, k, c, q_heads, k_heads, head_size, rot_dim);
   return last_error();
 }
 
@@ -72,4 +72,4 @@ const char* rotary_embedding(DType t, const int64_t* positions, void* query, voi
   return "rotary_embedding: unsupported dtype";
 }
 
-}  // namespace torchada::kernels
+}  // namespace torchada::TORCHADA_KERNELS_NS

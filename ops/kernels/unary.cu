@@ -2,7 +2,7 @@
 // a grid-stride loop, float math.
 #include "activations.cuh"
 
-namespace torchada::kernels {
+namespace torchada::TORCHADA_KERNELS_NS {
 namespace {
 
 template <int F>
@@ -44,11 +44,11 @@ const char* launch_f(void* out, const void* in, int64_t n, gpuStream_t stream) {
   int64_t blocks = (items + threads - 1) / threads;
   if (blocks > 65535 * 4) blocks = 65535 * 4;  // grid-stride beyond this: enough to fill any GPU
   if (vec)
-    unary_kernel<T, N, F><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
-        static_cast<T*>(out), static_cast<const T*>(in), n);
+    TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(blocks), threads, 0, stream, unary_kernel<T, N, F>)
+    (static_cast<T*>(out), static_cast<const T*>(in), n);
   else
-    unary_kernel<T, 1, F><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
-        static_cast<T*>(out), static_cast<const T*>(in), n);
+    TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(blocks), threads, 0, stream, unary_kernel<T, 1, F>)
+    (static_cast<T*>(out), static_cast<const T*>(in), n);
   return last_error();
 }
 
@@ -83,4 +83,4 @@ const char* unary(DType t, Unary f, void* out, const void* in, int64_t n, void* 
   return "unary: unsupported dtype";
 }
 
-}  // namespace torchada::kernels
+}  // namespace torchada::TORCHADA_KERNELS_NS

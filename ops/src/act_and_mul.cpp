@@ -98,8 +98,9 @@ at::Tensor run_gpu(const char* op, Op id, Act a, const at::Tensor& input) {
   at::Tensor out = at::empty(shape, x.options());
   const int64_t rows = d == 0 ? 0 : out.numel() / d;
   note_call(id, "torchada GPU kernel", x);
-  gpu::check_launch(op, kernels::act_and_mul(gpu::dtype(x), a, out.data_ptr(), x.const_data_ptr(),
-                                             rows, d, gpu::stream_for(x)));
+  gpu::check_launch(
+      op, TORCHADA_KERNEL(act_and_mul)(gpu::dtype(x), a, out.data_ptr(), x.const_data_ptr(), rows,
+                                       d, gpu::stream_for(x)));
   return out;
 }
 #endif

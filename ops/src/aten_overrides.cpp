@@ -68,9 +68,9 @@ at::Tensor run(Backend b, Op id, Unary f, const at::Tensor& self) {
 #if defined(TORCHADA_OPS_WITH_GPU)
   const c10::DeviceGuard guard(self.device());
   note_call(id, "torchada GPU kernel", self);
-  gpu::check_launch(op_name(id),
-                    kernels::unary(gpu::dtype(self), f, out.data_ptr(), self.const_data_ptr(),
-                                   self.numel(), gpu::stream_for(self)));
+  gpu::check_launch(op_name(id), TORCHADA_KERNEL(unary)(gpu::dtype(self), f, out.data_ptr(),
+                                                        self.const_data_ptr(), self.numel(),
+                                                        gpu::stream_for(self)));
   return out;
 #else
   TORCH_CHECK(false, op_name(id), ": this build of libtorchada_ops has no GPU kernels");

@@ -101,7 +101,7 @@ void fused_add_rms_norm_gpu(at::Tensor& input, at::Tensor& residual, const at::T
   run(input, residual, [&](at::Tensor& x, at::Tensor& r) {
     const int64_t h = x.size(-1);
     const int64_t rows = h == 0 ? 0 : x.numel() / h;
-    gpu::check_launch(kOp, kernels::fused_add_rms_norm(
+    gpu::check_launch(kOp, TORCHADA_KERNEL(fused_add_rms_norm)(
                                gpu::dtype(x), x.data_ptr(), r.data_ptr(), w.const_data_ptr(), rows,
                                h, static_cast<float>(eps), gpu::stream_for(x)));
   });

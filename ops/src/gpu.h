@@ -4,7 +4,7 @@
 
 #include <ATen/ATen.h>
 
-#include "../kernels/launch.h"
+#include "device_kernels.h"
 
 namespace torchada::ops::gpu {
 

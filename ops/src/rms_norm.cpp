@@ -125,9 +125,9 @@ at::Tensor rms_norm_gpu(const at::Tensor& input, const at::Tensor& weight, doubl
   const int64_t h = x.size(-1);
   const int64_t rows = h == 0 ? 0 : x.numel() / h;
   note_call(Op::kRmsNorm, "torchada GPU kernel", x);
-  gpu::check_launch(
-      kOp, kernels::rms_norm(gpu::dtype(x), out.data_ptr(), x.const_data_ptr(), w.const_data_ptr(),
-                             rows, h, static_cast<float>(eps), gpu::stream_for(x)));
+  gpu::check_launch(kOp, TORCHADA_KERNEL(rms_norm)(gpu::dtype(x), out.data_ptr(),
+                                                   x.const_data_ptr(), w.const_data_ptr(), rows, h,
+                                                   static_cast<float>(eps), gpu::stream_for(x)));
   return out;
 }
 #endif

@@ -138,7 +138,7 @@ void rotary_embedding_gpu(const at::Tensor& positions, at::Tensor& query, at::Te
   note_call(Op::kRotaryEmbedding, "torchada GPU kernel", query);
   with_contiguous_inplace(query, [&](at::Tensor& q) {
     with_contiguous_inplace(key, [&](at::Tensor& k) {
-      gpu::check_launch(kOp, kernels::rotary_embedding(
+      gpu::check_launch(kOp, TORCHADA_KERNEL(rotary_embedding)(
                                  gpu::dtype(q), pos.const_data_ptr<int64_t>(), q.data_ptr(),
                                  k.data_ptr(), cache.const_data_ptr(), g.tokens, g.q_heads,
                                  g.k_heads, head_size, g.rot_dim, is_neox, gpu::stream_for(q)));

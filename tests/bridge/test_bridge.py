@@ -41,7 +41,7 @@ def test_elementwise_reductions_indexing(mode):
               lambda t: t.to(torch.float16), lambda t: t.to(torch.bfloat16).float(),
               lambda t: t.t().contiguous(), lambda t: torch.nn.functional.gelu(t),
               lambda t: torch.softmax(t, 1), lambda t: torch.log_softmax(t, 0)):
-        same(f(g), f(c))
+        same(f(g), f(c), tol=1e-6)   # ops/'s device kernels round like a GPU, not bit for bit
     for f in (lambda t: t.sum(), lambda t: t.mean(1), lambda t: t.amax(0), lambda t: t.argmax(1),
               lambda t: t.var(1), lambda t: t.norm(), lambda t: t.cumsum(1),
               lambda t: torch.sort(t, 1)[0], lambda t: torch.topk(t, 3)[1]):
@@ -54,7 +54,7 @@ def test_elementwise_reductions_indexing(mode):
     same(torch.cat([g, g], 0), torch.cat([c, c], 0))
     same(torch.full((3, 2), 7.0, device="cuda"), torch.full((3, 2), 7.0))
     same(torch.arange(10, device="cuda"), torch.arange(10))
-    assert g.sum().item() == c.sum().item()
+    assert abs(g.sum().item() - c.sum().item()) < 1e-5
     print("OK")
     """)
 
@@ -398,7 +398,7 @@ copied = torch.ops.torchada.bridge_copied_results() - before
 for k, (a, b) in r.items():
     for x, y in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)):
         assert x.is_cuda and x.device == g.device, k
-        same(x, y)
+        same(x, y, tol=1e-6)
 same(out, torch.cat([c, c], 1))
 (r["gelu"][0] + 1).sum().item()                           # the results are ordinary CUDA tensors
 print("copied", copied)
@@ -418,8 +418,8 @@ def test_fresh_results_taken_without_copy_in_direct_mode(mode, bridge):
     copied = int(re.search(r"^copied (\d+)$", p.stdout, re.M).group(1))
     if bridge == "direct":
         assert copied == 0, p.stdout[-2000:]
-    else:
-        assert copied >= 9, p.stdout[-2000:]
+    else:  # the bridged fresh results: softmax, topk (2), cat, nonzero (gelu, mul, max: ops/)
+        assert copied >= 5, p.stdout[-2000:]
 
 
 def test_mode_off_gives_pytorch_error(mode):
@@ -438,29 +438,32 @@ def test_strict_names_the_operator(mode):
     p = run(mode, """
     import torch
     x = torch.tensor([1.0, 2.0], device="cuda")   # a copy, no kernel
+    x.exp()                                        # a device kernel of ops/: no bridge
     try:
-        x.exp()
+        x.cumsum(0)                                # no device kernel yet: the bridge
     except RuntimeError as e:
         print("ERR", e)
     """, env={"TORCHADA_STRICT": "1"})
     check(p)
-    assert "ERR" in p.stdout and "TORCHADA_STRICT=1: aten::exp needs the kernel bridge" in p.stdout
+    assert "ERR" in p.stdout and "TORCHADA_STRICT=1: aten::cumsum needs the kernel bridge" in p.stdout
 
 
 def test_stats_and_report(mode):
     p = run_ok(mode, """
     x = torch.ones(4, 4, device="cuda")
     for _ in range(3):
-        y = (x.exp() @ x).sum()
+        y = (x.cumsum(0).exp() @ x).sum()
     ops, paths, calls, secs = torch.ops.torchada.bridge_report()
     rows = {(o, p): c for o, p, c in zip(ops, paths, calls)}
-    assert rows[("aten::exp", "bridge-direct")] == 3, rows
+    assert rows[("aten::cumsum", "bridge-direct")] == 3, rows
+    assert rows[("aten::exp", "device")] == 3, rows        # ops/'s device kernel
     assert rows[("aten::mm", "native")] == 3, rows        # cuBLAS, through the shim
     assert ("aten::mm", "bridge-direct") not in rows
     print("OK")
     """, env={"TORCHADA_STATS": "1"})
     table = [l for l in p.stderr.splitlines() if "kernel bridge:" in l]
-    assert any(re.search(r"aten::exp\s+bridge-direct\s+3\s", l) for l in table), p.stderr[-3000:]
+    assert any(re.search(r"aten::cumsum\s+bridge-direct\s+3\s", l) for l in table), p.stderr[-3000:]
+    assert any(re.search(r"aten::exp\s+device\s+3\s", l) for l in table), p.stderr[-3000:]
     assert any(re.search(r"aten::mm\s+native\s+3\s", l) for l in table), p.stderr[-3000:]
     assert "NVIDIA device code and cannot run" not in p.stderr   # refusals are not warned
 
@@ -478,8 +481,9 @@ def test_stream_ordering(mode):
         for _ in range(4):                       # enough queued work to be still running
             dev.copy_(host, non_blocking=True)
     torch.cuda.current_stream().wait_stream(side)
-    s = dev.neg_().neg_().sum()                  # bridged, on the current stream
-    assert s.item() == host.sum().item(), (s.item(), host.sum().item())
+    s = dev.neg_().neg_().sum()                  # device kernels, on the current stream
+    want = n * (n - 1) / 2                       # a float sum is close, an early one far off
+    assert abs(s.item() - want) / want < 1e-6, (s.item(), want)
     print("OK")
     """)
 
@@ -644,13 +648,13 @@ def test_graph_capture_names_the_bridged_operator(mode):
     s.wait_stream(torch.cuda.current_stream())
     try:
         with torch.cuda.stream(s), torch.cuda.graph(g):
-            y = x.exp()
+            y = x.cumsum(0)
         raise SystemExit("capture of a bridged operator succeeded")
     except RuntimeError as e:
-        assert "aten::exp runs through the kernel bridge" in str(e), str(e)
+        assert "aten::cumsum runs through the kernel bridge" in str(e), str(e)
         assert "cannot be captured into a CUDA graph" in str(e), str(e)
     torch.cuda.synchronize()
-    same(x.exp(), x.cpu().exp(), tol=1e-6)      # the process goes on after the failed capture
+    same(x.cumsum(0), x.cpu().cumsum(0), tol=1e-6)   # the process goes on after the failed capture
     print("OK")
     """)
 

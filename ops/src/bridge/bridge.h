@@ -31,8 +31,11 @@ namespace torchada::ops::bridge {
 enum class Mode : int { kOff, kDirect, kCopy };
 const char* mode_name(Mode m);
 
-// How one call of an operator was served.
-enum class Path : int { kNative, kDirect, kCopy, kCount };
+// How one call of an operator was served: PyTorch's own CUDA kernel (one that launches nothing
+// NVIDIA-only: cuBLAS, copies), a device kernel of ops/ (src/device/), or the bridge's host path.
+enum class Path : int { kNative, kDevice, kDirect, kCopy, kCount };
+// The host path's (what a MUSA GPU pays PCIe copies for).
+inline bool bridged(Path p) { return p == Path::kDirect || p == Path::kCopy; }
 const char* path_name(Path p);
 
 struct PathStats {
@@ -70,8 +73,11 @@ OriginalKernel original_kernel(const Safe& computed) {
 
 // One per overridden operator; lives for the process (the kernel functor points at it).
 struct OpState {
-  std::string name;                  // "aten::add.Tensor"
-  OriginalKernel original;           // PyTorch's computed CUDA kernel, captured before overriding
+  std::string name;         // "aten::add.Tensor"
+  OriginalKernel original;  // PyTorch's computed CUDA kernel, captured before overriding
+  // A device kernel of ops/ (src/device/) for this operator: tried before anything else; it
+  // declines (device::NotServed) the calls it has no code for.
+  std::optional<c10::KernelFunction> device;
   size_t num_args = 0;               // schema arguments (the boxed stack's inputs)
   bool latchable = true;             // false: try the original on every call (matrix products...)
   bool sparse = false;               // a SparseCUDA / SparseCsrCUDA kernel: run_sparse_on_host

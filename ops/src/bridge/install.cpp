@@ -26,10 +26,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
 
+#include "../device/device.h"
+#include "../device_kernels.h"
 #include "bridge.h"
 
 namespace torchada::ops::bridge {
@@ -102,6 +105,7 @@ struct Installed {
   std::vector<std::string> ops;
   std::vector<std::string> uncovered;
   std::vector<std::string> cpu_kernels;
+  size_t device_kernels = 0;  // operators with a device kernel (src/device/)
   std::vector<c10::RegistrationHandleRAII>* handles = nullptr;  // leaked: live until exit
 };
 
@@ -242,6 +246,11 @@ int install_locked(Installed& st, const char* backend) {
         "kernel bridge: another CPU allocator holds the top priority; bridged results "
         "are copied into CUDA memory");
 
+  // Device kernels (src/device/) by operator, when this process can run them.
+  std::map<std::string, c10::KernelFunction> device_kernels;
+  if (device::enabled_for(backend))
+    for (auto& k : device::kernels_for_install()) device_kernels.emplace(k.op, k.fn);
+
   auto& d = c10::Dispatcher::singleton();
   st.handles = new std::vector<c10::RegistrationHandleRAII>;
   using K = c10::DispatchKey;
@@ -265,6 +274,10 @@ int install_locked(Installed& st, const char* backend) {
     s->original = original_kernel(op->getComputedKernelForDispatchKey(K::CUDA));
     s->num_args = op->schema().arguments().size();
     s->latchable = kNeverLatch.count(base) == 0;
+    if (auto k = device_kernels.find(s->name); k != device_kernels.end()) {
+      s->device = k->second;
+      ++st.device_kernels;
+    }
     // Random operators always launch a kernel, and a native attempt may draw from a generator
     // before it fails (randperm draws on the CPU first): straight to the host.
     if (kHostFirst.count(base) || takes_generator(op->schema())) s->latched.store(true);
@@ -278,8 +291,11 @@ int install_locked(Installed& st, const char* backend) {
   arm_exit_reporting();
   log("info",
       "kernel bridge (%s): %zu CUDA operators overridden (%zu of them sparse kernels), %zu "
-      "without a CPU kernel",
-      mode_name(st.mode), st.ops.size(), sparse, st.uncovered.size());
+      "without a CPU kernel; %zu served by device kernels first (%s)",
+      mode_name(st.mode), st.ops.size(), sparse, st.uncovered.size(), st.device_kernels,
+      st.device_kernels == 0  ? "none for this backend or TORCHADA_OPS_KERNELS=off"
+      : host_kernels_active() ? "the simulator's executor"
+                              : "the GPU");
   return static_cast<int>(st.ops.size());
 }
 

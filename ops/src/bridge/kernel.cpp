@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 
+#include "../device/device.h"
 #include "bridge.h"
 
 namespace torchada::ops::bridge {
@@ -104,6 +105,24 @@ class Attempt {
   bool previous_;
 };
 
+// The operator's device kernel (src/device/); false, with the arguments back in place, when it
+// does not serve this call.
+bool run_device_kernel(OpState& s, const c10::OperatorHandle& op, c10::DispatchKeySet ks,
+                       torch::jit::Stack* stack, bool time) {
+  const size_t base = stack->size() - s.num_args;
+  std::vector<c10::IValue> saved(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
+  const auto t0 = time ? Clock::now() : Clock::time_point();
+  try {
+    s.device->callBoxed(op, ks, stack);
+  } catch (const device::NotServed&) {
+    stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
+    for (auto& v : saved) stack->push_back(std::move(v));
+    return false;
+  }
+  count(s, Path::kDevice, time ? since(t0) : 0);
+  return true;
+}
+
 class BridgeKernel final : public c10::OperatorKernel {
  public:
   explicit BridgeKernel(OpState* s) : s_(s) {}
@@ -111,6 +130,7 @@ class BridgeKernel final : public c10::OperatorKernel {
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet ks, torch::jit::Stack* stack) {
     OpState& s = *s_;
     const bool time = timing();
+    if (s.device && run_device_kernel(s, op, ks, stack, time)) return;
     if (!s.latched.load(std::memory_order_relaxed)) {
       // The original may consume its arguments before it fails: keep references to put back.
       const size_t base = stack->size() - s.num_args;

@@ -48,6 +48,8 @@ const char* path_name(Path p) {
   switch (p) {
     case Path::kNative:
       return "native";
+    case Path::kDevice:
+      return "device";
     case Path::kDirect:
       return "bridge-direct";
     case Path::kCopy:
@@ -107,7 +109,7 @@ void print_report() {
   const auto rows = report_rows();
   size_t bridged = 0;
   for (const auto& r : rows)
-    if (r.path != "native") ++bridged;
+    if (r.path.rfind("bridge-", 0) == 0) ++bridged;
   log("warn", "%zu operator(s) ran on the bridge (%s mode); per operator and path:", bridged,
       mode_name(mode()));
   log("warn", "  %-52s %-14s %10s %12s %10s", "operator", "path", "calls", "total ms", "mean us");
@@ -127,7 +129,7 @@ void at_exit() {
   if (mode() != Mode::kCopy) return;
   size_t bridged = 0;
   for (const auto& r : report_rows())
-    if (r.path != "native") ++bridged;
+    if (r.path.rfind("bridge-", 0) == 0) ++bridged;
   if (bridged)
     log("warn",
         "%zu operator(s) ran on the CPU through the kernel bridge (copy mode: two copies per "

@@ -1,0 +1,405 @@
+// The elementwise engine: one kernel template for every operator in elementwise.h's list, a
+// functor each. The host side (src/device/elementwise.cpp) has already done what PyTorch's
+// TensorIterator does (broadcasting, type promotion, output allocation, dimension coalescing);
+// the kernel maps a linear index to each operand's offset, converts loads to the compute type,
+// applies the functor and converts the result to the output's type.
+//
+// Work split: a block covers kItems * blockDim.x consecutive elements, thread t the elements
+// t, t + blockDim.x, ... of them (coalesced on a GPU; on the simulator, where a block's threads
+// run one after the other, the block's tile stays in the CPU's cache).
+#include "elementwise.h"
+#include "memory.cuh"
+#include "portable.cuh"
+
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+namespace torchada::TORCHADA_KERNELS_NS {
+namespace {
+
+using elementwise::Args;
+using elementwise::Compute;
+using elementwise::Kind;
+using elementwise::Op;
+using memory::load;
+using memory::store;
+
+constexpr int kItems = 4;
+constexpr int kThreads = 256;
+
+template <class T>
+constexpr bool kIntegral = std::is_integral_v<T>;
+
+// A constant of the operator in the compute type: integral computations take the exact form.
+template <class T>
+__host__ T constant(const Args& a, int i) {
+  if constexpr (kIntegral<T>)
+    return static_cast<T>(a.ic[i]);
+  else
+    return static_cast<T>(a.c[i]);
+}
+
+// Wrapping integer arithmetic (the narrow types' own overflow behaviour, without C++'s UB).
+template <class T>
+__device__ __forceinline__ T wrap_add(T a, T b) {
+  if constexpr (kIntegral<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  else
+    return a + b;
+}
+template <class T>
+__device__ __forceinline__ T wrap_mul(T a, T b) {
+  if constexpr (kIntegral<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  else
+    return a * b;
+}
+template <class T>
+__device__ __forceinline__ bool is_nan(T v) {
+  if constexpr (kIntegral<T>)
+    return false;
+  else
+    return v != v;
+}
+
+// Integer division and remainder as a GPU answers the cases C++ leaves undefined: a zero divisor
+// gives -1 (NVIDIA's quotient) and remainder 0... never a trap in the simulator's process.
+__device__ __forceinline__ int64_t idiv(int64_t a, int64_t b) {
+  if (b == 0) return -1;
+  if (b == -1) return static_cast<int64_t>(0 - static_cast<uint64_t>(a));
+  return a / b;
+}
+__device__ __forceinline__ int64_t imod(int64_t a, int64_t b) {
+  if (b == 0 || b == -1) return 0;
+  return a % b;
+}
+__device__ __forceinline__ int64_t ipow(int64_t base, int64_t exp) {
+  if (exp < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (exp & 1) ? -1 : 1;
+    return 0;
+  }
+  uint64_t result = 1, b = static_cast<uint64_t>(base);
+  while (exp) {
+    if (exp & 1) result *= b;
+    exp >>= 1;
+    b *= b;
+  }
+  return static_cast<int64_t>(result);
+}
+
+template <class T>
+__device__ __forceinline__ T gelu(T x, bool tanh_approx) {
+  if (tanh_approx) {
+    const T k_beta = T(M_SQRT2 * M_2_SQRTPI * 0.5);
+    const T k_kappa = T(0.044715);
+    const T inner = k_beta * (x + k_kappa * x * x * x);
+    return T(0.5) * x * (T(1) + std::tanh(inner));
+  }
+  return x * T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2)));
+}
+
+template <class T>
+__device__ __forceinline__ T gelu_backward(T dy, T x, bool tanh_approx) {
+  if (tanh_approx) {
+    const T k_beta = T(M_SQRT2 * M_2_SQRTPI * 0.5);
+    const T k_kappa = T(0.044715);
+    const T x_sq = x * x;
+    const T inner = k_beta * (x + k_kappa * x_sq * x);
+    const T t = std::tanh(inner);
+    const T left = T(0.5) * x;
+    const T right = T(1) + t;
+    const T left_derivative = T(0.5) * right;
+    const T right_derivative = left * (T(1) - t * t) * k_beta * (T(1) + T(3) * k_kappa * x_sq);
+    return dy * (left_derivative + right_derivative);
+  }
+  const T cdf = T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2)));
+  const T pdf = std::exp(T(-0.5) * x * x) * T(M_2_SQRTPI * M_SQRT1_2 * 0.5);
+  return dy * (cdf + x * pdf);
+}
+
+// ---- the functors: Fn<Op, T>, each with its arity and the constants it reads ----------------
+
+template <Op O, class T>
+struct Fn;
+
+#define TORCHADA_FN0(name, body)                                   \
+  template <class T>                                               \
+  struct Fn<Op::k##name, T> {                                      \
+    static constexpr int kArity = 0;                               \
+    T c0;                                                          \
+    __host__ explicit Fn(const Args& a) : c0(constant<T>(a, 0)) {} \
+    __device__ __forceinline__ auto operator()() const { body; }   \
+  };
+#define TORCHADA_FN1(name, body)                                    \
+  template <class T>                                                \
+  struct Fn<Op::k##name, T> {                                       \
+    static constexpr int kArity = 1;                                \
+    T c0, c1, c2, c3;                                               \
+    __host__ explicit Fn(const Args& a)                             \
+        : c0(constant<T>(a, 0)),                                    \
+          c1(constant<T>(a, 1)),                                    \
+          c2(constant<T>(a, 2)),                                    \
+          c3(constant<T>(a, 3)) {}                                  \
+    __device__ __forceinline__ auto operator()(T x) const { body; } \
+  };
+#define TORCHADA_FN2(name, body)                                         \
+  template <class T>                                                     \
+  struct Fn<Op::k##name, T> {                                            \
+    static constexpr int kArity = 2;                                     \
+    T c0, c1, c2, c3;                                                    \
+    __host__ explicit Fn(const Args& a)                                  \
+        : c0(constant<T>(a, 0)),                                         \
+          c1(constant<T>(a, 1)),                                         \
+          c2(constant<T>(a, 2)),                                         \
+          c3(constant<T>(a, 3)) {}                                       \
+    __device__ __forceinline__ auto operator()(T x, T y) const { body; } \
+  };
+#define TORCHADA_FN3(name, body)                                              \
+  template <class T>                                                          \
+  struct Fn<Op::k##name, T> {                                                 \
+    static constexpr int kArity = 3;                                          \
+    T c0, c1, c2, c3;                                                         \
+    __host__ explicit Fn(const Args& a)                                       \
+        : c0(constant<T>(a, 0)),                                              \
+          c1(constant<T>(a, 1)),                                              \
+          c2(constant<T>(a, 2)),                                              \
+          c3(constant<T>(a, 3)) {}                                            \
+    __device__ __forceinline__ auto operator()(T x, T y, T z) const { body; } \
+  };
+
+TORCHADA_FN0(Fill, return c0)
+
+TORCHADA_FN1(Copy, return x)
+TORCHADA_FN1(Neg, return static_cast<T>(wrap_mul(x, T(-1))))
+TORCHADA_FN1(Abs, if constexpr (kIntegral<T>) return x < 0 ? wrap_mul(x, T(-1)) : x;
+             else return std::fabs(x))
+TORCHADA_FN1(Sign, return static_cast<T>((T(0) < x) - (x < T(0))))
+TORCHADA_FN1(BitwiseNot, if constexpr (kIntegral<T>) return static_cast<T>(~x); else return x)
+TORCHADA_FN1(LogicalNot, return x == T(0))
+TORCHADA_FN1(Clamp, if (is_nan(x)) return x; if (is_nan(c0)) return c0; if (is_nan(c1)) return c1;
+             const T lo = x < c0 ? c0 : x; return lo > c1 ? c1 : lo)
+TORCHADA_FN1(Exp, return std::exp(x))
+TORCHADA_FN1(Exp2, return std::exp2(x))
+TORCHADA_FN1(Expm1, return std::expm1(x))
+TORCHADA_FN1(Log, return std::log(x))
+TORCHADA_FN1(Log2, return std::log2(x))
+TORCHADA_FN1(Log1p, return std::log1p(x))
+TORCHADA_FN1(Sqrt, return std::sqrt(x))
+TORCHADA_FN1(Rsqrt, return T(1) / std::sqrt(x))
+TORCHADA_FN1(Reciprocal, return T(1) / x)
+TORCHADA_FN1(Sin, return std::sin(x))
+TORCHADA_FN1(Cos, return std::cos(x))
+TORCHADA_FN1(Tanh, return std::tanh(x))
+TORCHADA_FN1(Sigmoid, return T(1) / (T(1) + std::exp(-x)))
+TORCHADA_FN1(Erf, return std::erf(x))
+TORCHADA_FN1(Floor, if constexpr (kIntegral<T>) return x; else return std::floor(x))
+TORCHADA_FN1(Ceil, if constexpr (kIntegral<T>) return x; else return std::ceil(x))
+TORCHADA_FN1(Round, if constexpr (kIntegral<T>) return x; else return std::nearbyint(x))
+TORCHADA_FN1(Trunc, if constexpr (kIntegral<T>) return x; else return std::trunc(x))
+TORCHADA_FN1(Relu, if (is_nan(x)) return x; return x > T(0) ? x : T(0))
+TORCHADA_FN1(Gelu, return gelu(x, c0 != T(0)))
+TORCHADA_FN1(Silu, return x / (T(1) + std::exp(-x)))
+TORCHADA_FN1(Mish, return x * std::tanh(std::log1p(std::exp(x))))
+TORCHADA_FN1(Softplus, return x * c0 > c1 ? x : std::log1p(std::exp(x * c0)) / c0)
+TORCHADA_FN1(Elu, return x <= T(0) ? std::expm1(x * c2) * c0 * c1 : x * c1)
+TORCHADA_FN1(LeakyRelu, return x > T(0) ? x : x * c0)
+TORCHADA_FN1(Hardsigmoid, const T s = x + T(3); const T r = s < T(0) ? T(0) : (s > T(6) ? T(6) : s);
+             return r / T(6))
+TORCHADA_FN1(Hardswish, const T s = x + T(3); const T r = s < T(0) ? T(0) : (s > T(6) ? T(6) : s);
+             return x * r / T(6))
+TORCHADA_FN1(
+    PowScalar, if constexpr (kIntegral<T>) return ipow(x, c0); else {
+      if (c0 == T(2)) return x * x;
+      if (c0 == T(3)) return x * x * x;
+      if (c0 == T(0.5)) return std::sqrt(x);
+      if (c0 == T(-0.5)) return T(1) / std::sqrt(x);
+      if (c0 == T(-1)) return T(1) / x;
+      if (c0 == T(-2)) return T(1) / (x * x);
+      return std::pow(x, c0);
+    })
+TORCHADA_FN1(NanToNum, if (x != x) return c0; if (std::isinf(x)) return x > T(0) ? c1 : c2;
+             return x)
+
+TORCHADA_FN2(Add, return wrap_add(x, wrap_mul(c0, y)))
+TORCHADA_FN2(Mul, return wrap_mul(x, y))
+TORCHADA_FN2(Div, return x / y)
+TORCHADA_FN2(DivTrunc, if constexpr (kIntegral<T>) return idiv(x, y); else return std::trunc(x / y))
+TORCHADA_FN2(
+    DivFloor,
+    if constexpr (kIntegral<T>) {
+      if (y == 0) return T(-1);
+      const T q = idiv(x, y);
+      return ((x < 0) != (y < 0)) && imod(x, y) != 0 ? T(q - 1) : q;
+    } else {
+      if (y == T(0)) return x / y;
+      const T mod = std::fmod(x, y);
+      T div = (x - mod) / y;
+      if (mod != T(0) && (y < T(0)) != (mod < T(0))) div -= T(1);
+      T floordiv;
+      if (div != T(0)) {
+        floordiv = std::floor(div);
+        if (div - floordiv > T(0.5)) floordiv += T(1);
+      } else {
+        floordiv = std::copysign(T(0), x / y);
+      }
+      return floordiv;
+    })
+TORCHADA_FN2(
+    Remainder,
+    if constexpr (kIntegral<T>) {
+      T r = imod(x, y);
+      if (r != 0 && (r < 0) != (y < 0)) r += y;
+      return r;
+    } else {
+      T m = std::fmod(x, y);
+      if (m != T(0) && (y < T(0)) != (m < T(0))) m += y;
+      return m;
+    })
+TORCHADA_FN2(Fmod, if constexpr (kIntegral<T>) return imod(x, y); else return std::fmod(x, y))
+TORCHADA_FN2(Pow, if constexpr (kIntegral<T>) return ipow(x, y); else return std::pow(x, y))
+TORCHADA_FN2(Atan2, return std::atan2(x, y))
+TORCHADA_FN2(Maximum, if (is_nan(x)) return x; if (is_nan(y)) return y; return x > y ? x : y)
+TORCHADA_FN2(Minimum, if (is_nan(x)) return x; if (is_nan(y)) return y; return x < y ? x : y)
+TORCHADA_FN2(Eq, return x == y)
+TORCHADA_FN2(Ne, return x != y)
+TORCHADA_FN2(Lt, return x < y)
+TORCHADA_FN2(Le, return x <= y)
+TORCHADA_FN2(Gt, return x > y)
+TORCHADA_FN2(Ge, return x >= y)
+TORCHADA_FN2(LogicalAnd, return x != T(0) && y != T(0))
+TORCHADA_FN2(LogicalOr, return x != T(0) || y != T(0))
+TORCHADA_FN2(BitwiseAnd, if constexpr (kIntegral<T>) return static_cast<T>(x & y); else return x)
+TORCHADA_FN2(BitwiseOr, if constexpr (kIntegral<T>) return static_cast<T>(x | y); else return x)
+TORCHADA_FN2(BitwiseXor, if constexpr (kIntegral<T>) return static_cast<T>(x ^ y); else return x)
+TORCHADA_FN2(Threshold, return x <= c0 ? c1 : y)
+TORCHADA_FN2(MaskedFill, return y != T(0) ? c0 : x)
+TORCHADA_FN2(GeluBackward, return gelu_backward(x, y, c0 != T(0)))
+TORCHADA_FN2(SiluBackward, const T s = T(1) / (T(1) + std::exp(-y));
+             return x * s * (T(1) + y * (T(1) - s)))
+TORCHADA_FN2(SigmoidBackward, return x * (T(1) - y) * y)
+TORCHADA_FN2(TanhBackward, return x * (T(1) - y * y))
+TORCHADA_FN2(LeakyReluBackward, return x > T(0) ? y : y * c0)
+TORCHADA_FN2(SoftplusBackward, const T z = std::exp(y * c0);
+             return y * c0 > c1 ? x : x * z / (z + T(1)))
+TORCHADA_FN2(HardsigmoidBackward, return (y > T(-3) && y < T(3)) ? x / T(6) : T(0))
+TORCHADA_FN2(HardswishBackward, if (y < T(-3)) return T(0);
+             if (y <= T(3)) return x * ((y / T(3)) + T(0.5)); return x)
+TORCHADA_FN2(HardtanhBackward, return (y <= c0 || y >= c1) ? T(0) : x)
+TORCHADA_FN2(EluBackward, if (c3 != T(0)) return y <= T(0) ? x * c2 * (y + c0 * c1) : x * c1;
+             return y <= T(0) ? x * c2 * c0 * c1 * std::exp(y * c2) : x * c1)
+TORCHADA_FN2(LerpScalar, return c0 < T(0.5) ? x + c0 * (y - x) : y - (y - x) * (T(1) - c0))
+
+TORCHADA_FN3(MseBackward, return c0 * (x - y) * z)
+TORCHADA_FN3(LerpTensor, return z < T(0.5) ? x + z * (y - x) : y - (y - x) * (T(1) - z))
+TORCHADA_FN3(Where, return x != T(0) ? y : z)
+TORCHADA_FN3(Addcmul, return wrap_add(x, wrap_mul(c0, wrap_mul(y, z))))
+TORCHADA_FN3(Addcdiv, return x + c0 * (y / z))
+
+#undef TORCHADA_FN0
+#undef TORCHADA_FN1
+#undef TORCHADA_FN2
+#undef TORCHADA_FN3
+
+// ---- the kernel -----------------------------------------------------------------------------
+
+template <class T>
+__device__ __forceinline__ T input(const Args& a, int k, int64_t offset) {
+  if (a.is_value[k]) {
+    if constexpr (kIntegral<T>)
+      return static_cast<T>(a.ivalue[k]);
+    else
+      return static_cast<T>(a.value[k]);
+  }
+  return load<T>(a.data[k] + offset, a.kind[k]);
+}
+
+template <class T, class F>
+__device__ __forceinline__ void apply(const Args& a, const F& f, int64_t i) {
+  int64_t off[Args::kMaxOperands] = {};
+  if (a.contiguous) {
+    for (int k = 0; k < a.noperands; ++k) off[k] = i * a.strides[k][0];
+  } else {
+    int64_t rest = i;
+    for (int d = 0; d < a.ndim; ++d) {
+      const int64_t size = a.sizes[d];
+      const int64_t idx = rest % size;
+      rest /= size;
+      for (int k = 0; k < a.noperands; ++k) off[k] += idx * a.strides[k][d];
+    }
+  }
+  if constexpr (F::kArity == 0) {
+    store(a.data[0] + off[0], a.kind[0], f());
+  } else if constexpr (F::kArity == 1) {
+    store(a.data[0] + off[0], a.kind[0], f(input<T>(a, 1, off[1])));
+  } else if constexpr (F::kArity == 2) {
+    store(a.data[0] + off[0], a.kind[0], f(input<T>(a, 1, off[1]), input<T>(a, 2, off[2])));
+  } else {
+    store(a.data[0] + off[0], a.kind[0],
+          f(input<T>(a, 1, off[1]), input<T>(a, 2, off[2]), input<T>(a, 3, off[3])));
+  }
+}
+
+template <class T, class F>
+__global__ void elementwise_kernel(Args a, F f) {
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x * kItems + threadIdx.x;
+  for (int j = 0; j < kItems; ++j) {
+    const int64_t i = first + static_cast<int64_t>(j) * blockDim.x;
+    if (i >= a.numel) return;
+    apply<T>(a, f, i);
+  }
+}
+
+template <class T, Op O>
+const char* launch_op(const Args& a, gpuStream_t stream) {
+  using F = Fn<O, T>;
+  if (a.noperands != F::kArity + 1) return "elementwise: operand count does not match the operator";
+  const int64_t tile = static_cast<int64_t>(kThreads) * kItems;
+  const int64_t blocks = (a.numel + tile - 1) / tile;
+  if (blocks > 0x7fffffff) return "elementwise: more than 2^31-1 blocks";
+  TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(blocks), kThreads, 0, stream,
+                        elementwise_kernel<T, F>)
+  (a, F(a));
+  return last_error();
+}
+
+template <class T>
+const char* dispatch(Op op, const Args& a, gpuStream_t stream) {
+  constexpr Compute kCompute = std::is_same_v<T, float>    ? Compute::kFloat
+                               : std::is_same_v<T, double> ? Compute::kDouble
+                                                           : Compute::kInt64;
+  switch (op) {
+#define TORCHADA_ELEMENTWISE_CASE(name, domain)                 \
+  case Op::k##name:                                             \
+    if constexpr (elementwise::supports(Op::k##name, kCompute)) \
+      return launch_op<T, Op::k##name>(a, stream);              \
+    else                                                        \
+      return "elementwise: " #name " has no kernel for this compute type";
+    TORCHADA_ELEMENTWISE_OPS(TORCHADA_ELEMENTWISE_CASE)
+#undef TORCHADA_ELEMENTWISE_CASE
+  }
+  return "elementwise: unknown operator";
+}
+
+}  // namespace
+
+const char* elementwise_launch(elementwise::Op op, elementwise::Compute compute,
+                               const elementwise::Args& args, void* stream) {
+  if (args.numel == 0) return nullptr;
+  if (args.noperands < 1 || args.noperands > Args::kMaxOperands || args.ndim < 0 ||
+      args.ndim > Args::kMaxDims)
+    return "elementwise: malformed arguments";
+  auto s = static_cast<gpuStream_t>(stream);
+  switch (compute) {
+    case Compute::kFloat:
+      return dispatch<float>(op, args, s);
+    case Compute::kDouble:
+      return dispatch<double>(op, args, s);
+    case Compute::kInt64:
+      return dispatch<int64_t>(op, args, s);
+  }
+  return "elementwise: unknown compute type";
+}
+
+}  // namespace torchada::TORCHADA_KERNELS_NS

@@ -1,0 +1,49 @@
+// Device kernels for PyTorch's operators (ops/kernels/, portable CUDA C++): what serves a
+// training step's operators on the device instead of the kernel bridge's CPU path.
+//
+//   elementwise.cpp   the elementwise engine: PyTorch's own meta functions (the TensorIterator
+//                     each CUDA operator builds) feeding kernels/elementwise.cu
+//   reduce.cpp        the reduction engine: PyTorch's reduction iterators feeding
+//                     kernels/reduce.cu
+//   registry.cpp      which operators, checked against this PyTorch's schemas; availability
+//
+// The bridge (src/bridge/kernel.cpp) calls an operator's device kernel first; a kernel that does
+// not serve a call (a dtype or layout it has no code for) throws NotServed before touching any
+// data, and the call takes the bridge's usual path. Errors of the caller's making (shapes, dtypes,
+// devices) are PyTorch's own errors, raised by the same checks PyTorch's CUDA operator makes.
+#pragma once
+
+#include <ATen/core/boxing/KernelFunction.h>
+#include <ATen/core/function_schema.h>
+
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace torchada::ops::device {
+
+struct NotServed final : std::exception {
+  const char* what() const noexcept override { return "not served by a device kernel"; }
+};
+
+struct Kernel {
+  std::string op;  // "aten::add.Tensor"
+  c10::KernelFunction fn;
+  c10::FunctionSchema (*schema)();  // the C++ signature's, compared with the operator's
+};
+
+// Every operator the device kernels serve: elementwise.cpp, reduce.cpp.
+std::vector<Kernel> elementwise_kernels();
+std::vector<Kernel> reduce_kernels();
+
+// Whether device kernels can serve this process: the simulator's executor runs their host build
+// (backend "sim"), or a MUSA build of them runs on the GPU (backend "musa", built with mcc).
+// TORCHADA_OPS_KERNELS=off turns them off (everything on the bridge, for comparison). Sets what
+// host_kernels_active() answers.
+bool enabled_for(const char* backend);
+
+// The kernels to install, each checked against the dispatcher's schema for its operator (a
+// mismatch is logged and skipped, never called).
+std::vector<Kernel> kernels_for_install();
+
+}  // namespace torchada::ops::device

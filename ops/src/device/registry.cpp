@@ -1,0 +1,69 @@
+// Which device kernels a process gets: the simulator's executor or a MUSA build, each kernel
+// checked against this PyTorch's schema for its operator.
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/op_registration/infer_schema.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "../bridge/bridge.h"
+#include "../device_kernels.h"
+#include "device.h"
+
+namespace torchada::ops {
+
+bool host_kernels_active() {
+#if defined(TORCHADA_OPS_WITH_HOST_KERNELS)
+  static const bool active = host_kernels::available();
+  return active;
+#else
+  return false;
+#endif
+}
+
+}  // namespace torchada::ops
+
+namespace torchada::ops::device {
+
+bool enabled_for(const char* backend) {
+  std::string off = std::getenv("TORCHADA_OPS_KERNELS") ? std::getenv("TORCHADA_OPS_KERNELS") : "";
+  std::transform(off.begin(), off.end(), off.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  if (off == "off" || off == "0" || off == "false" || off == "no") return false;
+  if (!off.empty() && off != "on" && off != "1" && off != "auto")
+    bridge::log("warn", "TORCHADA_OPS_KERNELS=%s is not on, off or auto; using auto", off.c_str());
+  const char* env = std::getenv("TORCHADA_BACKEND");
+  const std::string b = backend ? backend : (env ? env : "");
+  if (b == "sim") return host_kernels_active();
+#if defined(TORCHADA_OPS_WITH_MUSA_KERNELS)
+  if (b == "musa") return true;
+#endif
+  return false;  // an NVIDIA build of the kernels cannot run on MUSA; on NVIDIA, PyTorch's own run
+}
+
+std::vector<Kernel> kernels_for_install() {
+  std::vector<Kernel> out;
+  auto& d = c10::Dispatcher::singleton();
+  std::vector<Kernel> all = elementwise_kernels();
+  for (Kernel& k : reduce_kernels()) all.push_back(std::move(k));
+  for (Kernel& k : all) {
+    const auto dot = k.op.find('.');
+    const std::string name = k.op.substr(0, dot);
+    const std::string overload = dot == std::string::npos ? "" : k.op.substr(dot + 1);
+    auto op = d.findOp(c10::OperatorName(name, overload));
+    if (!op || !op->hasSchema()) continue;  // not in this PyTorch
+    const auto difference = c10::findSchemaDifferences(k.schema(), op->schema());
+    if (difference) {
+      bridge::log("warn",
+                  "device kernel for %s skipped: its signature differs from this "
+                  "PyTorch's (%s)",
+                  k.op.c_str(), difference->c_str());
+      continue;
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+}  // namespace torchada::ops::device

@@ -1,0 +1,334 @@
+"""Device kernels of ops/ (src/device/, kernels/elementwise.cu) under PyTorch's CUDA wheel on the
+simulator: the operators they serve run through the simulator's device-code executor, not the
+kernel bridge, and give what PyTorch's CPU kernels give.
+
+Every case runs in a fresh interpreter under scripts/torchada-run and under a bare LD_PRELOAD
+(the `mode` fixture). Results are compared with the same operator on CPU tensors.
+"""
+import textwrap
+
+from conftest import check, run
+
+# Shared by the snippets: reference comparison and the report of which path served what.
+PRELUDE = """
+import torch
+torch.manual_seed(0)
+TOL = {torch.float32: 1e-5, torch.float64: 1e-12, torch.float16: 2e-3, torch.bfloat16: 2e-2}
+def same(got, want, tol=None):
+    assert got.device.type == "cuda", got.device
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    t = TOL.get(want.dtype, 0) if tol is None else tol
+    torch.testing.assert_close(got.cpu(), want, rtol=t, atol=t, equal_nan=True)
+def paths():
+    ops, paths, calls, secs = torch.ops.torchada.bridge_report()
+    out = {}
+    for o, p, c in zip(ops, paths, calls):
+        out.setdefault(o, {})[p] = c
+    return out
+def on_device(*names):
+    # Every overload of each operator that ran took the device path, and none the bridge.
+    p = paths()
+    for name in names:
+        rows = {o: r for o, r in p.items() if o == name or o.startswith(name + ".")}
+        assert any(r.get("device", 0) > 0 for r in rows.values()), (name, rows)
+        assert not any(k.startswith("bridge") for r in rows.values() for k in r), (name, rows)
+def values(shape, dtype, lo=-3.0, hi=3.0):
+    if dtype == torch.bool:
+        return torch.rand(shape) > 0.5
+    if not dtype.is_floating_point:
+        return torch.randint(-20, 20, shape).to(dtype)
+    return (torch.rand(shape, dtype=torch.float64) * (hi - lo) + lo).to(dtype)
+"""
+
+
+def run_ok(mode, code, env=None):
+    p = check(run(mode, PRELUDE + textwrap.dedent(code), env=env))
+    assert p.stdout.rstrip().endswith("OK"), p.stdout[-2000:]
+    return p
+
+
+def test_unary_and_activation_operators_match_the_cpu(mode):
+    run_ok(mode, """
+    unary = {
+        "exp": torch.exp, "exp2": torch.exp2, "expm1": torch.expm1, "log": torch.log,
+        "log2": torch.log2, "log1p": torch.log1p, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt,
+        "reciprocal": torch.reciprocal, "sin": torch.sin, "cos": torch.cos, "tanh": torch.tanh,
+        "sigmoid": torch.sigmoid, "erf": torch.erf, "neg": torch.neg, "abs": torch.abs,
+        "sign": torch.sign, "floor": torch.floor, "ceil": torch.ceil, "round": torch.round,
+        "trunc": torch.trunc, "relu": torch.relu,
+        "silu": torch.nn.functional.silu, "mish": torch.nn.functional.mish,
+        "gelu": torch.nn.functional.gelu,
+        "gelu_tanh": lambda x: torch.nn.functional.gelu(x, approximate="tanh"),
+        "hardsigmoid": torch.nn.functional.hardsigmoid,
+        "hardswish": torch.nn.functional.hardswish,
+        "leaky_relu": lambda x: torch.nn.functional.leaky_relu(x, 0.2),
+        "elu": lambda x: torch.nn.functional.elu(x, 0.7),
+        "softplus": lambda x: torch.nn.functional.softplus(x, 2.0, 5.0),
+        "clamp": lambda x: torch.clamp(x, -1.5, 0.5),
+        "clamp_min": lambda x: torch.clamp(x, min=-0.5),
+        "clamp_max": lambda x: torch.clamp(x, max=0.25),
+        "pow2": lambda x: x ** 2, "pow_half": lambda x: x.abs() ** 0.5, "pow3": lambda x: x ** 3.3,
+        "threshold": lambda x: torch.nn.functional.threshold(x, 0.1, -7.0),
+    }
+    for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+        for shape in ((), (1,), (37,), (5, 33), (2, 3, 17)):
+            x = values(shape, dtype)
+            for name, f in unary.items():
+                try:
+                    same(f(x.cuda()), f(x))
+                except AssertionError as e:
+                    raise AssertionError(f"{name} {dtype} {shape}: {e}")
+    # Integer inputs: the float functions promote, the others keep the type.
+    for dtype in (torch.int32, torch.int64, torch.uint8, torch.int8):
+        x = values((41,), dtype).abs() if dtype == torch.uint8 else values((41,), dtype)
+        for name in ("exp", "sqrt", "sigmoid", "neg", "abs", "sign", "relu", "clamp", "floor"):
+            if dtype == torch.uint8 and name == "neg":
+                continue
+            same(unary[name](x.cuda()), unary[name](x), tol=1e-6)
+    on_device("aten::exp", "aten::tanh", "aten::gelu", "aten::silu", "aten::clamp", "aten::abs",
+              "aten::hardswish", "aten::pow", "aten::clamp_min", "aten::sigmoid", "aten::round")
+    print("OK")
+    """)
+
+
+def test_binary_ternary_and_comparison_operators_with_broadcasting_and_dtypes(mode):
+    run_ok(mode, """
+    binary = {
+        "add": lambda a, b: a + b, "add_alpha": lambda a, b: torch.add(a, b, alpha=2),
+        "sub": lambda a, b: torch.sub(a, b, alpha=3), "mul": torch.mul,
+        "div": torch.div, "div_trunc": lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+        "div_floor": lambda a, b: torch.div(a, b, rounding_mode="floor"),
+        "remainder": torch.remainder, "fmod": torch.fmod, "maximum": torch.maximum,
+        "minimum": torch.minimum, "eq": torch.eq, "ne": torch.ne, "lt": torch.lt, "le": torch.le,
+        "gt": torch.gt, "ge": torch.ge, "atan2": torch.atan2, "pow": torch.pow,
+    }
+    pairs = [((), ()), ((7,), (7,)), ((4, 5), (5,)), ((3, 1, 6), (1, 4, 1)), ((2, 3), ())]
+    for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64,
+                  torch.int32):
+        for sa, sb in pairs:
+            a, b = values(sa, dtype), values(sb, dtype)
+            if not dtype.is_floating_point:
+                b = torch.where(b == 0, torch.ones_like(b), b)   # integer division by zero
+            for name, f in binary.items():
+                if not dtype.is_floating_point and name in ("atan2",):
+                    continue
+                if not dtype.is_floating_point and name == "pow":
+                    b = b.abs() % 4
+                try:
+                    same(f(a.cuda(), b.cuda()), f(a, b))
+                except AssertionError as e:
+                    raise AssertionError(f"{name} {dtype} {sa} {sb}: {e}")
+    # Mixed dtypes, CPU scalars (wrapped numbers and 0-dim CPU tensors), 0-dim CUDA tensors.
+    h, f = values((6, 7), torch.float16), values((6, 7), torch.float32)
+    same(h.cuda() + f.cuda(), h + f)
+    same(h.cuda() * 3.5, h * 3.5)
+    same(h.cuda() + 1e5, h + 1e5)                      # the scalar is not rounded to half first
+    i = values((9,), torch.int32)
+    same(i.cuda() * 2.5, i * 2.5)
+    same(f.cuda() * torch.tensor(2.0), f * torch.tensor(2.0))
+    same(f.cuda() - torch.tensor(1.5).cuda(), f - torch.tensor(1.5))
+    same(torch.tensor(3).cuda() * i.cuda(), torch.tensor(3) * i)
+    b1, b2 = values((10,), torch.bool), values((10,), torch.bool)
+    same(b1.cuda() + b2.cuda(), b1 + b2)
+    same(b1.cuda() & b2.cuda(), b1 & b2)
+    same(~b1.cuda(), ~b1)
+    same(~i.cuda(), ~i)
+    same(i.cuda() ^ 5, i ^ 5)
+    u = torch.tensor([200, 100, 255], dtype=torch.uint8)
+    same(u.cuda() + u.cuda(), u + u)                   # wraps as uint8
+    # Ternary.
+    x, t1, t2 = values((4, 6), torch.float32), values((4, 6), torch.float32), values((6,), torch.float32)
+    same(torch.addcmul(x.cuda(), t1.cuda(), t2.cuda(), value=0.5), torch.addcmul(x, t1, t2, value=0.5))
+    same(torch.addcdiv(x.cuda(), t1.cuda(), t2.cuda() + 4, value=-2), torch.addcdiv(x, t1, t2 + 4, value=-2))
+    same(torch.lerp(x.cuda(), t1.cuda(), 0.3), torch.lerp(x, t1, 0.3))
+    same(torch.lerp(x.cuda(), t1.cuda(), 0.8), torch.lerp(x, t1, 0.8))
+    w = torch.rand(4, 6)
+    same(torch.lerp(x.cuda(), t1.cuda(), w.cuda()), torch.lerp(x, t1, w))
+    c = values((4, 6), torch.bool)
+    same(torch.where(c.cuda(), x.cuda(), t1.cuda()), torch.where(c, x, t1))
+    same(torch.where(c.cuda(), x.cuda(), 0.0), torch.where(c, x, 0.0))
+    same(torch.where(c.cuda(), x.cuda().half(), t1.cuda()), torch.where(c, x.half(), t1))
+    same(x.cuda().masked_fill(c.cuda(), -1.0), x.masked_fill(c, -1.0))
+    same(x.cuda().masked_fill(c[0].cuda(), float("-inf")), x.masked_fill(c[0], float("-inf")))
+    on_device("aten::add", "aten::mul", "aten::div", "aten::eq", "aten::where",
+              "aten::masked_fill_", "aten::addcmul", "aten::lerp", "aten::bitwise_not",
+              "aten::maximum", "aten::remainder", "aten::atan2")
+    print("OK")
+    """)
+
+
+def test_in_place_out_strided_views_fill_and_copies(mode):
+    run_ok(mode, """
+    base = values((6, 8), torch.float32)
+    # In place on a strided view: only the view's elements change.
+    g, c = base.cuda(), base.clone()
+    g[:, ::2].mul_(3).add_(1)
+    c[:, ::2].mul_(3).add_(1)
+    same(g, c)
+    gt, ct = base.cuda().t(), base.t()
+    same(torch.exp(gt), torch.exp(ct))
+    same(gt.sigmoid_(), ct.sigmoid_())
+    # out=, resized when empty.
+    out = torch.empty(0, device="cuda")
+    torch.mul(base.cuda(), 2, out=out)
+    same(out, base * 2)
+    out16 = torch.empty(6, 8, device="cuda", dtype=torch.float64)
+    torch.add(base.cuda(), base.cuda(), out=out16)      # computed in float, written as double
+    same(out16, torch.add(base, base, out=torch.empty(6, 8, dtype=torch.float64)))
+    # fill_, zero_, masked_fill_ in place.
+    for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int8, torch.bool):
+        t = torch.empty(5, 3, device="cuda", dtype=dtype)
+        t.fill_(1)
+        same(t, torch.ones(5, 3, dtype=dtype))
+        t.zero_()
+        same(t, torch.zeros(5, 3, dtype=dtype))
+    e = torch.empty(4, 4, device="cuda")[:, 1]
+    e.fill_(2.5)
+    same(e, torch.full((4,), 2.5))
+    m = values((6, 8), torch.bool)
+    g, c = base.cuda(), base.clone()
+    g.masked_fill_(m.cuda(), 7.0)
+    c.masked_fill_(m, 7.0)
+    same(g, c)
+    # Copies that convert or gather: every dtype pair among these, contiguous and transposed.
+    kinds = (torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int32, torch.int64,
+             torch.uint8, torch.bool)
+    src = values((5, 7), torch.float32, 0.0, 50.0)
+    for a in kinds:
+        for b in kinds:
+            x = src.to(a)
+            same(x.cuda().to(b), x.to(b), tol=0)
+            same(x.cuda().t().to(b), x.t().to(b), tol=0)
+            same(x.cuda().t().contiguous(), x.t().contiguous(), tol=0)
+    y = torch.empty(3, 5, 7, device="cuda")
+    y.copy_(src.cuda())                                 # broadcast into the destination
+    same(y, src.expand(3, 5, 7).contiguous())
+    on_device("aten::copy_", "aten::fill_", "aten::zero_", "aten::masked_fill_")
+    print("OK")
+    """)
+
+
+def test_pytorch_checks_still_fire(mode):
+    """The device kernels run PyTorch's own meta functions: the CUDA operator's errors, first call
+    or later, not a latched CPU kernel's leniency."""
+    run_ok(mode, """
+    import re
+    a, b = torch.ones(3, device="cuda"), torch.ones(4, device="cuda")
+    def raises(f, pattern):
+        for _ in range(2):   # the first call and a later one answer alike
+            try:
+                f()
+            except RuntimeError as e:
+                assert re.search(pattern, str(e)), str(e)
+            else:
+                raise AssertionError("no error: " + pattern)
+    raises(lambda: a + b, "must match the size of tensor b")
+    raises(lambda: torch.add(a, a, out=torch.empty(3)), "Expected all tensors to be on the same device")
+    raises(lambda: torch.sum(torch.ones(2, 3, device="cuda"), 1, out=torch.empty(2)),
+           "Expected out tensor to have device")
+    raises(lambda: torch.ones(3, dtype=torch.int64, device="cuda").add_(a),
+           "can't be cast to the desired output type")
+    raises(lambda: torch.ones(2, dtype=torch.bool, device="cuda") - torch.ones(2, dtype=torch.bool, device="cuda"),
+           "Subtraction, the `-` operator, with two bool tensors is not supported")
+    raises(lambda: a + torch.ones(3), "Expected all tensors to be on the same device")
+    raises(lambda: torch.ones(2, dtype=torch.uint8, device="cuda").fill_(300), "overflow")
+    raises(lambda: torch.where(torch.ones(3, device="cuda"), a, a), "where expected condition to be a boolean tensor")
+    print("OK")
+    """)
+
+
+def test_captured_into_a_cuda_graph(mode):
+    """A device kernel launched while a stream is captured becomes a kernel node of the graph:
+    replays compute on the captured addresses."""
+    run_ok(mode, """
+    x = torch.zeros(1000, device="cuda")
+    y = torch.empty_like(x)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        y.copy_(x * 2 + 1)       # warm-up, as PyTorch's graph recipe does
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y.copy_(torch.sigmoid(x * 2 + 1))
+    for v in (0.0, 1.5, -3.0):
+        x.fill_(v)
+        g.replay()
+        torch.cuda.synchronize()
+        same(y, torch.sigmoid(torch.full((1000,), v) * 2 + 1))
+    print("OK")
+    """)
+
+
+def test_switch_keeps_the_bridge_for_comparison(mode):
+    p = run_ok(mode, """
+    x = torch.ones(8, device="cuda")
+    y = (x.exp() * 2).sum()
+    assert abs(y.item() - 16 * 2.718281828) < 1e-3, y
+    rows = paths()
+    assert rows["aten::exp"] == {"bridge-direct": 1}, rows["aten::exp"]
+    print("OK")
+    """, env={"TORCHADA_OPS_KERNELS": "off"})
+    assert "OK" in p.stdout
+
+
+def test_reductions_match_the_cpu(mode):
+    run_ok(mode, """
+    shapes = [(17,), (4, 33), (3, 5, 7), (2, 300), (600, 3)]
+    for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+        tol = {torch.float32: 1e-4, torch.float64: 1e-10}.get(dtype, 2e-2)
+        for shape in shapes:
+            x = values(shape, dtype)
+            g = x.cuda()
+            dims = [None] + list(range(len(shape))) + ([(0, len(shape) - 1)] if len(shape) > 1 else [])
+            for d in dims:
+                for keep in (False, True):
+                    kw = {} if d is None else {"dim": d, "keepdim": keep}
+                    same(g.sum(**kw), x.sum(**kw), tol)
+                    same(g.mean(**kw), x.mean(**kw), tol)
+                    same(torch.linalg.vector_norm(g, 2, **kw), torch.linalg.vector_norm(x, 2, **kw), tol)
+                    if d is not None:
+                        same(g.amax(**kw), x.amax(**kw), 0)
+                        same(g.amin(**kw), x.amin(**kw), 0)
+                        same(g.var(**kw), x.var(**kw), tol * 10)
+                        same(g.std(correction=0, **kw), x.std(correction=0, **kw), tol * 10)
+                        for p in (1, float("inf"), 3):
+                            same(torch.linalg.vector_norm(g, p, **kw), torch.linalg.vector_norm(x, p, **kw), tol * 5)
+                    if d is None or isinstance(d, int):
+                        same(g.argmax(**kw), x.argmax(**kw), 0)
+                        same(g.argmin(**kw), x.argmin(**kw), 0)
+                    if isinstance(d, int):
+                        v, i = g.max(d, keep)
+                        wv, wi = x.max(d, keep)
+                        same(v, wv, 0)
+                        same(i, wi, 0)
+                        v, i = g.min(d, keep)
+                        wv, wi = x.min(d, keep)
+                        same(v, wv, 0)
+                        same(i, wi, 0)
+            same(g.max(), x.max(), 0)
+            same(g.min(), x.min(), 0)
+    # Ties go to the first index; NaN is the maximum and the minimum.
+    t = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, float("nan"), 5.0, float("nan")]])
+    same(t.cuda().argmax(1), t.argmax(1), 0)
+    same(t.cuda().max(1).indices, t.max(1).indices, 0)
+    same(t.cuda().amin(1), t.amin(1), 0)
+    # Integers and booleans: sums widen to int64, any/all give bool.
+    i = values((6, 9), torch.int32)
+    same(i.cuda().sum(1), i.sum(1), 0)
+    same(i.cuda().sum(), i.sum(), 0)
+    same(i.cuda().amax(0), i.amax(0), 0)
+    b = values((6, 9), torch.bool)
+    same(b.cuda().any(1), b.any(1), 0)
+    same(b.cuda().all(0), b.all(0), 0)
+    same(b.cuda().sum(1), b.sum(1), 0)
+    # Half input summed into float (autocast's loss), and a mean of an empty dimension.
+    h = values((5, 64), torch.float16)
+    same(h.cuda().sum(1, dtype=torch.float32), h.sum(1, dtype=torch.float32), 1e-3)
+    same(torch.ones(3, 0, device="cuda").mean(1), torch.ones(3, 0).mean(1))
+    on_device("aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::argmax",
+              "aten::argmin", "aten::linalg_vector_norm", "aten::var", "aten::std",
+              "aten::any", "aten::all")
+    print("OK")
+    """)
