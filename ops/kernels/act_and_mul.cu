@@ -35,12 +35,10 @@ const char* launch_act(void* out, const void* in, int64_t rows, int64_t d, gpuSt
   const int64_t chunks = (items + threads - 1) / threads;
   const dim3 grid(static_cast<unsigned>(chunks < 65535 ? chunks : 65535),
                   static_cast<unsigned>(rows));
-  if (vec)
-    TORCHADA_LAUNCH_PLAIN(grid, threads, 0, stream, act_and_mul_kernel<T, N, A>)
-    (static_cast<T*>(out), static_cast<const T*>(in), d);
-  else
-    TORCHADA_LAUNCH_PLAIN(grid, threads, 0, stream, act_and_mul_kernel<T, 1, A>)
-    (static_cast<T*>(out), static_cast<const T*>(in), d);
+  if (vec) TORCHADA_LAUNCH_PLAIN(grid, threads, 0, stream, act_and_mul_kernel<T, N, A>)
+  (static_cast<T*>(out), static_cast<const T*>(in), d);
+  else TORCHADA_LAUNCH_PLAIN(grid, threads, 0, stream, act_and_mul_kernel<T, 1, A>)(
+      static_cast<T*>(out), static_cast<const T*>(in), d);
   return last_error();
 }
 

@@ -304,6 +304,13 @@ TORCHADA_FN3(Addcdiv, return x + c0 * (y / z))
 
 // ---- the kernel -----------------------------------------------------------------------------
 
+// The functor's result type: bool for comparisons and logic, the compute type otherwise.
+template <Op O, class T>
+using ResultOf = std::conditional_t<O == Op::kEq || O == Op::kNe || O == Op::kLt || O == Op::kLe ||
+                                        O == Op::kGt || O == Op::kGe || O == Op::kLogicalNot ||
+                                        O == Op::kLogicalAnd || O == Op::kLogicalOr,
+                                    bool, T>;
+
 template <class T>
 __device__ __forceinline__ T input(const Args& a, int k, int64_t offset) {
   if (a.is_value[k]) {
@@ -315,8 +322,51 @@ __device__ __forceinline__ T input(const Args& a, int k, int64_t offset) {
   return load<T>(a.data[k] + offset, a.kind[k]);
 }
 
-template <class T, class F>
+// The functor on arguments of one value (its result type is what matters).
+template <class F, class T>
+__device__ __forceinline__ auto call(const F& f, T v) {
+  if constexpr (F::kArity == 0) {
+    (void)v;
+    return f();
+  } else if constexpr (F::kArity == 1) {
+    return f(v);
+  } else if constexpr (F::kArity == 2) {
+    return f(v, v);
+  } else {
+    return f(v, v, v);
+  }
+}
+
+// Operand k's element i of a dense launch: every array operand contiguous and stored in the type
+// of its value (the compute type for inputs, the functor's result for the output), so loads and
+// stores are plain and the compiler sees through them.
+template <class S>
+__device__ __forceinline__ S dense_input(const Args& a, int k, int64_t i) {
+  if (a.is_value[k]) {
+    if constexpr (kIntegral<S>)
+      return static_cast<S>(a.ivalue[k]);
+    else
+      return static_cast<S>(a.value[k]);
+  }
+  return reinterpret_cast<const S*>(a.data[k])[i];
+}
+
+template <class T, class R, class F, bool Dense>
 __device__ __forceinline__ void apply(const Args& a, const F& f, int64_t i) {
+  if constexpr (Dense) {
+    static_assert(std::is_same_v<R, std::remove_cv_t<decltype(call(f, T()))>>,
+                  "ResultOf<> disagrees with the functor's result");
+    R* out = reinterpret_cast<R*>(a.data[0]);
+    if constexpr (F::kArity == 0)
+      out[i] = f();
+    else if constexpr (F::kArity == 1)
+      out[i] = f(dense_input<T>(a, 1, i));
+    else if constexpr (F::kArity == 2)
+      out[i] = f(dense_input<T>(a, 1, i), dense_input<T>(a, 2, i));
+    else
+      out[i] = f(dense_input<T>(a, 1, i), dense_input<T>(a, 2, i), dense_input<T>(a, 3, i));
+    return;
+  }
   int64_t off[Args::kMaxOperands] = {};
   if (a.contiguous) {
     for (int k = 0; k < a.noperands; ++k) off[k] = i * a.strides[k][0];
@@ -341,26 +391,48 @@ __device__ __forceinline__ void apply(const Args& a, const F& f, int64_t i) {
   }
 }
 
-template <class T, class F>
-__global__ void elementwise_kernel(Args a, F f) {
+template <class T, class R, class F, bool Dense>
+__global__ void elementwise_kernel(TORCHADA_PARAM(Args) a, F f) {
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x * kItems + threadIdx.x;
+  const int64_t step = blockDim.x;
   for (int j = 0; j < kItems; ++j) {
-    const int64_t i = first + static_cast<int64_t>(j) * blockDim.x;
+    const int64_t i = first + j * step;
     if (i >= a.numel) return;
-    apply<T>(a, f, i);
+    apply<T, R, F, Dense>(a, f, i);
   }
+}
+
+// The element kind a value of type S is stored in, when it has one.
+template <class S>
+constexpr int kind_of_type() {
+  if constexpr (std::is_same_v<S, bool>) return static_cast<int>(Kind::kBool);
+  if constexpr (std::is_same_v<S, float>) return static_cast<int>(Kind::kFloat32);
+  if constexpr (std::is_same_v<S, double>) return static_cast<int>(Kind::kFloat64);
+  if constexpr (std::is_same_v<S, int64_t>) return static_cast<int>(Kind::kInt64);
+  return -1;
 }
 
 template <class T, Op O>
 const char* launch_op(const Args& a, gpuStream_t stream) {
   using F = Fn<O, T>;
+  using R = ResultOf<O, T>;
   if (a.noperands != F::kArity + 1) return "elementwise: operand count does not match the operator";
   const int64_t tile = static_cast<int64_t>(kThreads) * kItems;
   const int64_t blocks = (a.numel + tile - 1) / tile;
   if (blocks > 0x7fffffff) return "elementwise: more than 2^31-1 blocks";
-  TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(blocks), kThreads, 0, stream,
-                        elementwise_kernel<T, F>)
-  (a, F(a));
+  bool dense = a.contiguous && static_cast<int>(a.kind[0]) == kind_of_type<R>() &&
+               a.strides[0][0] == static_cast<int64_t>(sizeof(R));
+  for (int k = 1; k < a.noperands && dense; ++k)
+    dense = a.is_value[k] || (static_cast<int>(a.kind[k]) == kind_of_type<T>() &&
+                              a.strides[k][0] == static_cast<int64_t>(sizeof(T)));
+  if (dense)
+    TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(blocks), kThreads, 0, stream,
+                          elementwise_kernel<T, R, F, true>)
+    (a, F(a));
+  else
+    TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(blocks), kThreads, 0, stream,
+                          elementwise_kernel<T, R, F, false>)
+    (a, F(a));
   return last_error();
 }
 

@@ -48,12 +48,11 @@ const char* launch(void* input, void* residual, const void* weight, int64_t rows
   const bool vec = hidden % N == 0 && aligned16(input) && aligned16(residual) && aligned16(weight);
   const int threads = block_threads(vec ? hidden / N : hidden);
   const dim3 grid(static_cast<unsigned>(rows));
-  if (vec)
-    TORCHADA_LAUNCH(grid, threads, 0, stream, fused_add_rms_norm_kernel<T, N>)
-    (static_cast<T*>(input), static_cast<T*>(residual), static_cast<const T*>(weight), hidden, eps);
-  else
-    TORCHADA_LAUNCH(grid, threads, 0, stream, fused_add_rms_norm_kernel<T, 1>)
-    (static_cast<T*>(input), static_cast<T*>(residual), static_cast<const T*>(weight), hidden, eps);
+  if (vec) TORCHADA_LAUNCH(grid, threads, 0, stream, fused_add_rms_norm_kernel<T, N>)
+  (static_cast<T*>(input), static_cast<T*>(residual), static_cast<const T*>(weight), hidden, eps);
+  else TORCHADA_LAUNCH(grid, threads, 0, stream, fused_add_rms_norm_kernel<T, 1>)(
+      static_cast<T*>(input), static_cast<T*>(residual), static_cast<const T*>(weight), hidden,
+      eps);
   return last_error();
 }
 

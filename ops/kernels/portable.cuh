@@ -67,10 +67,19 @@ using bf16_t = __nv_bfloat16;
   }
 // `extern __shared__ T name[]`
 #define TORCHADA_DYNAMIC_SHARED(T, name) T* name = ::musa_sim::dynamic_shared<T>()
+// A large kernel parameter, read-only: the simulator hands every thread the launch's copy.
+#define TORCHADA_PARAM(T) const T&
 #else
 #define TORCHADA_LAUNCH(grid, block, shmem, stream, ...) __VA_ARGS__<<<grid, block, shmem, stream>>>
 #define TORCHADA_LAUNCH_PLAIN TORCHADA_LAUNCH
 #define TORCHADA_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
+// A large kernel parameter, read-only: NVIDIA's __grid_constant__ keeps it in parameter memory
+// (no per-thread copy when its address is taken).
+#if defined(__MUSACC__)
+#define TORCHADA_PARAM(T) const T
+#else
+#define TORCHADA_PARAM(T) __grid_constant__ const T
+#endif
 #endif
 
 #include "launch.h"

@@ -222,7 +222,7 @@ __device__ __forceinline__ int64_t reduced_offset(const Args& a, int64_t r) {
 }
 
 template <Op O, class T>
-__global__ void reduce_per_thread(Args a) {
+__global__ void reduce_per_thread(TORCHADA_PARAM(Args) a) {
   using R = Reducer<O, T>;
   const int64_t o = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (o >= a.numel_out) return;
@@ -237,7 +237,7 @@ __global__ void reduce_per_thread(Args a) {
 constexpr int kMaxBlock = 512;
 
 template <Op O, class T>
-__global__ void reduce_per_block(Args a) {
+__global__ void reduce_per_block(TORCHADA_PARAM(Args) a) {
   using R = Reducer<O, T>;
   __shared__ Acc<T> partial[kMaxBlock];
   const int64_t o = blockIdx.x;
@@ -256,10 +256,19 @@ __global__ void reduce_per_block(Args a) {
   if (t == 0) R::finish(partial[0], a, out0, out1);
 }
 
+int64_t magnitude64(int64_t v) { return v < 0 ? -v : v; }
+
 template <Op O, class T>
 const char* launch_op(const Args& a, gpuStream_t stream) {
-  // Many outputs, or short reductions: a thread per output. Otherwise a block per output.
-  const bool per_thread = a.numel_red <= 32 || (a.numel_out >= 8192 && a.numel_red <= 1024);
+  // A thread per output when the reductions are short, or when outputs are the fast-moving
+  // dimension (neighbouring threads then read neighbouring elements: coalesced on a GPU, one
+  // cache line after another on the simulator), or when outputs alone fill the device. Otherwise
+  // a block per output, each thread taking at least 16 elements before the tree (the tree's
+  // barriers are what the simulator pays most for).
+  const bool rows_contiguous =
+      a.nkept == 0 || magnitude64(a.in_red_strides[0]) <= magnitude64(a.in_kept_strides[0]);
+  const bool per_thread = a.numel_red <= 128 || (!rows_contiguous && a.numel_out >= 64) ||
+                          (a.numel_out >= 8192 && a.numel_red <= 1024);
   if (per_thread) {
     const int threads = 256;
     const int64_t blocks = (a.numel_out + threads - 1) / threads;
@@ -269,7 +278,7 @@ const char* launch_op(const Args& a, gpuStream_t stream) {
     (a);
   } else {
     if (a.numel_out > 0x7fffffff) return "reduce: too many outputs";
-    const int threads = block_threads(a.numel_red, kMaxBlock);
+    const int threads = block_threads((a.numel_red + 15) / 16, kMaxBlock);
     TORCHADA_LAUNCH(static_cast<unsigned>(a.numel_out), threads, 0, stream, reduce_per_block<O, T>)
     (a);
   }

@@ -43,12 +43,10 @@ const char* launch(void* out, const void* in, const void* weight, int64_t rows, 
   const bool vec = hidden % N == 0 && aligned16(out) && aligned16(in) && aligned16(weight);
   const int threads = block_threads(vec ? hidden / N : hidden);
   const dim3 grid(static_cast<unsigned>(rows));
-  if (vec)
-    TORCHADA_LAUNCH(grid, threads, 0, stream, rms_norm_kernel<T, N>)
-    (static_cast<T*>(out), static_cast<const T*>(in), static_cast<const T*>(weight), hidden, eps);
-  else
-    TORCHADA_LAUNCH(grid, threads, 0, stream, rms_norm_kernel<T, 1>)
-    (static_cast<T*>(out), static_cast<const T*>(in), static_cast<const T*>(weight), hidden, eps);
+  if (vec) TORCHADA_LAUNCH(grid, threads, 0, stream, rms_norm_kernel<T, N>)
+  (static_cast<T*>(out), static_cast<const T*>(in), static_cast<const T*>(weight), hidden, eps);
+  else TORCHADA_LAUNCH(grid, threads, 0, stream, rms_norm_kernel<T, 1>)(
+      static_cast<T*>(out), static_cast<const T*>(in), static_cast<const T*>(weight), hidden, eps);
   return last_error();
 }
 

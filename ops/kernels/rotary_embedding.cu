@@ -40,12 +40,10 @@ const char* launch(const int64_t* positions, void* query, void* key, const void*
   auto q = static_cast<T*>(query);
   auto k = static_cast<T*>(key);
   auto c = static_cast<const T*>(cache);
-  if (neox)
-    TORCHADA_LAUNCH_PLAIN(grid, threads, 0, stream, rotary_kernel<T, true>)
-    (positions, q, k, c, q_heads, k_heads, head_size, rot_dim);
-  else
-    TORCHADA_LAUNCH_PLAIN(grid, threads, 0, stream, rotary_kernel<T, false>)
-    (positions, q, k, c, q_heads, k_heads, head_size, rot_dim);
+  if (neox) TORCHADA_LAUNCH_PLAIN(grid, threads, 0, stream, rotary_kernel<T, true>)
+  (positions, q, k, c, q_heads, k_heads, head_size, rot_dim);
+  else TORCHADA_LAUNCH_PLAIN(grid, threads, 0, stream, rotary_kernel<T, false>)(
+      positions, q, k, c, q_heads, k_heads, head_size, rot_dim);
   return last_error();
 }
 

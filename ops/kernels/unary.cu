@@ -45,10 +45,10 @@ const char* launch_f(void* out, const void* in, int64_t n, gpuStream_t stream) {
   if (blocks > 65535 * 4) blocks = 65535 * 4;  // grid-stride beyond this: enough to fill any GPU
   if (vec)
     TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(blocks), threads, 0, stream, unary_kernel<T, N, F>)
-    (static_cast<T*>(out), static_cast<const T*>(in), n);
-  else
-    TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(blocks), threads, 0, stream, unary_kernel<T, 1, F>)
-    (static_cast<T*>(out), static_cast<const T*>(in), n);
+  (static_cast<T*>(out), static_cast<const T*>(in), n);
+  else TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(blocks), threads, 0, stream,
+                             unary_kernel<T, 1, F>)(static_cast<T*>(out), static_cast<const T*>(in),
+                                                    n);
   return last_error();
 }
 

@@ -272,7 +272,7 @@ musaError_t run_block(const KernelLaunch& k, unsigned long long index) {
     t.warpSlots = w.slots.data() + static_cast<size_t>(t.warpId) * kWarpSize;
     w.wait[i] = Wait::kRunnable;
     ++w.warp_live[t.warpId];
-    w.fibers[i]->start(w.stacks[i].get(), &fiber_entry, &t);
+    w.fibers[i]->start(w.stacks[i].get(), &fiber_entry, &t, i);
     b.push(i);
   }
   while (b.count > 0) {

@@ -18,10 +18,12 @@
 #endif
 
 #if defined(TORCHADA_SIM_FIBER_ASM)
-// torchada_sim_switch(void** save_sp, void* next_sp): pushes the callee-saved registers and the
-// SSE/x87 control words on the current stack, stores the stack pointer, loads the next one and
-// pops the same from it. A fresh fiber's stack is laid out so that the pops land in
-// torchada_sim_fiber_start with r12 = the Fiber and r13 = fiber_main.
+// torchada_sim_switch(void** save_sp, void* next_sp): pushes the callee-saved registers on the
+// current stack, stores the stack pointer, loads the next one and pops the same from it. A fresh
+// fiber's stack is laid out so that the pops land in torchada_sim_fiber_start with r12 = the
+// Fiber and r13 = fiber_main. The SSE and x87 control words are not switched: every fiber of a
+// block runs on one OS thread, whose rounding modes kernel code leaves alone (restoring them
+// cost more than the rest of the switch: ldmxcsr and fldcw serialise).
 asm(R"(
   .text
   .p2align 4
@@ -35,14 +37,8 @@ torchada_sim_switch:
   pushq %r13
   pushq %r14
   pushq %r15
-  subq $8, %rsp
-  stmxcsr (%rsp)
-  fnstcw 4(%rsp)
   movq %rsp, (%rdi)
   movq %rsi, %rsp
-  ldmxcsr (%rsp)
-  fldcw 4(%rsp)
-  addq $8, %rsp
   popq %r15
   popq %r14
   popq %r13
@@ -127,7 +123,7 @@ void fiber_trampoline(unsigned hi, unsigned lo) {
 }  // namespace
 #endif
 
-void Fiber::start(FiberStack* stack, Entry entry, void* arg) {
+void Fiber::start(FiberStack* stack, Entry entry, void* arg, unsigned color) {
   stack_ = stack;
   entry_ = entry;
   arg_ = arg;
@@ -143,10 +139,8 @@ void Fiber::start(FiberStack* stack, Entry entry, void* arg) {
 #endif
 #if defined(TORCHADA_SIM_FIBER_ASM)
   auto top = (reinterpret_cast<uintptr_t>(stack->bottom()) + stack->size()) & ~uintptr_t{15};
-  top -= 16;  // the trampoline's call then leaves the 16-byte alignment the ABI wants
+  top -= 16 + (color % 64) * 64;  // 16: the trampoline's call leaves the ABI's alignment
   auto* w = reinterpret_cast<uint64_t*>(top);
-  uint32_t control[2];
-  asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(control[0]), "=m"(control[1]));
   w[-1] = reinterpret_cast<uint64_t>(&torchada_sim_fiber_start);  // ret
   w[-2] = 0;                                                      // rbp
   w[-3] = 0;                                                      // rbx
@@ -154,12 +148,11 @@ void Fiber::start(FiberStack* stack, Entry entry, void* arg) {
   w[-5] = reinterpret_cast<uint64_t>(&fiber_main);                // r13
   w[-6] = 0;                                                      // r14
   w[-7] = 0;                                                      // r15
-  w[-8] = static_cast<uint64_t>(control[0]) | (static_cast<uint64_t>(control[1] & 0xffff) << 32);
-  sp_ = &w[-8];
+  sp_ = &w[-7];
 #else
   getcontext(&uc_);
   uc_.uc_stack.ss_sp = stack->bottom();
-  uc_.uc_stack.ss_size = stack->size();
+  uc_.uc_stack.ss_size = stack->size() - (color % 64) * 64;
   uc_.uc_link = nullptr;
   const auto p = reinterpret_cast<uintptr_t>(this);
   makecontext(&uc_, reinterpret_cast<void (*)()>(&fiber_trampoline), 2,
