@@ -7,10 +7,13 @@ taken in one run.
 
 Configurations, alternating round by round so that load on a shared machine hits them alike:
   cpu      the script on device="cpu", no torchada (the reference)
-  direct   device="cuda" under scripts/torchada-run --backend sim, kernel bridge in direct mode
+  device   device="cuda" under scripts/torchada-run --backend sim, as a user gets it: ops/'s device
+           kernels (run by the simulator's executor) where they exist, the kernel bridge in direct
+           mode for the rest
+  direct   the same with TORCHADA_OPS_KERNELS=off: every such operator on the bridge, direct mode
            (the CPU kernels run on device memory, which is host memory on the simulator)
-  copy     the same with TORCHADA_KERNEL_BRIDGE=copy (arguments copied to host tensors and back:
-           what a MUSA GPU needs)
+  copy     device kernels, and the bridge with TORCHADA_KERNEL_BRIDGE=copy for the rest (arguments
+           copied to host tensors and back: what a MUSA GPU pays for each bridged call)
 Each run reports the median step time after its warm-up steps (gpt.py's "step_time_ms" line); the
 table gives the median over rounds and the ratio to cpu.
 """
@@ -26,6 +29,14 @@ LAUNCHER = os.path.join(ROOT, "scripts", "torchada-run")
 GPT = os.path.join(ROOT, "examples", "gpt.py")
 
 
+CONFIGS = {
+    "cpu": {},
+    "device": {"TORCHADA_KERNEL_BRIDGE": "direct"},
+    "direct": {"TORCHADA_KERNEL_BRIDGE": "direct", "TORCHADA_OPS_KERNELS": "off"},
+    "copy": {"TORCHADA_KERNEL_BRIDGE": "copy"},
+}
+
+
 def step_ms(config, steps, threads, extra):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("TORCHADA_") and k not in ("LD_PRELOAD", "LD_AUDIT")}
@@ -38,7 +49,7 @@ def step_ms(config, steps, threads, extra):
         argv += ["--device", "cpu"]
     else:
         argv = [LAUNCHER, "--backend", "sim", "--"] + argv + ["--device", "cuda"]
-        env["TORCHADA_KERNEL_BRIDGE"] = config
+        env.update(CONFIGS[config])
     p = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=ROOT)
     m = re.search(r"^step_time_ms median (\S+)", p.stdout, re.M)
     if p.returncode != 0 or not m:
@@ -55,7 +66,7 @@ def main():
                          "default, so that a shared 2-core machine is not oversubscribed")
     ap.add_argument("extra", nargs="*", help="more examples/gpt.py arguments (after --)")
     a = ap.parse_args()
-    configs = ("cpu", "direct", "copy")
+    configs = tuple(CONFIGS)
     times = {c: [] for c in configs}
     for _ in range(a.rounds):
         for c in configs:

@@ -351,8 +351,24 @@ __device__ __forceinline__ S dense_input(const Args& a, int k, int64_t i) {
   return reinterpret_cast<const S*>(a.data[k])[i];
 }
 
-template <class T, class R, class F, bool Dense>
+// How a launch addresses its operands: dense (contiguous, every array operand in its value type),
+// native (strided, value types), or generic (strided, any types: converted on load and store).
+enum class Access { kGeneric, kNative, kDense };
+
+template <class S>
+__device__ __forceinline__ S native_input(const Args& a, int k, int64_t offset) {
+  if (a.is_value[k]) {
+    if constexpr (kIntegral<S>)
+      return static_cast<S>(a.ivalue[k]);
+    else
+      return static_cast<S>(a.value[k]);
+  }
+  return *reinterpret_cast<const S*>(a.data[k] + offset);
+}
+
+template <class T, class R, class F, Access M>
 __device__ __forceinline__ void apply(const Args& a, const F& f, int64_t i) {
+  constexpr bool Dense = M == Access::kDense;
   if constexpr (Dense) {
     static_assert(std::is_same_v<R, std::remove_cv_t<decltype(call(f, T()))>>,
                   "ResultOf<> disagrees with the functor's result");
@@ -370,6 +386,15 @@ __device__ __forceinline__ void apply(const Args& a, const F& f, int64_t i) {
   int64_t off[Args::kMaxOperands] = {};
   if (a.contiguous) {
     for (int k = 0; k < a.noperands; ++k) off[k] = i * a.strides[k][0];
+  } else if (a.index32) {
+    uint32_t rest = static_cast<uint32_t>(i);
+    for (int d = 0; d < a.ndim; ++d) {
+      const uint32_t hi = static_cast<uint32_t>((static_cast<uint64_t>(rest) * a.magic[d]) >> 32);
+      const uint32_t q = (hi + rest) >> a.shift[d];
+      const uint32_t idx = rest - q * static_cast<uint32_t>(a.sizes[d]);
+      rest = q;
+      for (int k = 0; k < a.noperands; ++k) off[k] += static_cast<int64_t>(idx) * a.strides[k][d];
+    }
   } else {
     int64_t rest = i;
     for (int d = 0; d < a.ndim; ++d) {
@@ -379,7 +404,18 @@ __device__ __forceinline__ void apply(const Args& a, const F& f, int64_t i) {
       for (int k = 0; k < a.noperands; ++k) off[k] += idx * a.strides[k][d];
     }
   }
-  if constexpr (F::kArity == 0) {
+  if constexpr (M == Access::kNative) {
+    R* out = reinterpret_cast<R*>(a.data[0] + off[0]);
+    if constexpr (F::kArity == 0)
+      *out = f();
+    else if constexpr (F::kArity == 1)
+      *out = f(native_input<T>(a, 1, off[1]));
+    else if constexpr (F::kArity == 2)
+      *out = f(native_input<T>(a, 1, off[1]), native_input<T>(a, 2, off[2]));
+    else
+      *out = f(native_input<T>(a, 1, off[1]), native_input<T>(a, 2, off[2]),
+               native_input<T>(a, 3, off[3]));
+  } else if constexpr (F::kArity == 0) {
     store(a.data[0] + off[0], a.kind[0], f());
   } else if constexpr (F::kArity == 1) {
     store(a.data[0] + off[0], a.kind[0], f(input<T>(a, 1, off[1])));
@@ -391,14 +427,14 @@ __device__ __forceinline__ void apply(const Args& a, const F& f, int64_t i) {
   }
 }
 
-template <class T, class R, class F, bool Dense>
+template <class T, class R, class F, Access M>
 __global__ void elementwise_kernel(TORCHADA_PARAM(Args) a, F f) {
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x * kItems + threadIdx.x;
   const int64_t step = blockDim.x;
   for (int j = 0; j < kItems; ++j) {
     const int64_t i = first + j * step;
     if (i >= a.numel) return;
-    apply<T, R, F, Dense>(a, f, i);
+    apply<T, R, F, M>(a, f, i);
   }
 }
 
@@ -420,19 +456,20 @@ const char* launch_op(const Args& a, gpuStream_t stream) {
   const int64_t tile = static_cast<int64_t>(kThreads) * kItems;
   const int64_t blocks = (a.numel + tile - 1) / tile;
   if (blocks > 0x7fffffff) return "elementwise: more than 2^31-1 blocks";
-  bool dense = a.contiguous && static_cast<int>(a.kind[0]) == kind_of_type<R>() &&
-               a.strides[0][0] == static_cast<int64_t>(sizeof(R));
+  bool native = static_cast<int>(a.kind[0]) == kind_of_type<R>();
+  for (int k = 1; k < a.noperands && native; ++k)
+    native = a.is_value[k] || static_cast<int>(a.kind[k]) == kind_of_type<T>();
+  bool dense = native && a.contiguous && a.strides[0][0] == static_cast<int64_t>(sizeof(R));
   for (int k = 1; k < a.noperands && dense; ++k)
-    dense = a.is_value[k] || (static_cast<int>(a.kind[k]) == kind_of_type<T>() &&
-                              a.strides[k][0] == static_cast<int64_t>(sizeof(T)));
+    dense = a.is_value[k] || a.strides[k][0] == static_cast<int64_t>(sizeof(T));
+  const auto grid = static_cast<unsigned>(blocks);
   if (dense)
-    TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(blocks), kThreads, 0, stream,
-                          elementwise_kernel<T, R, F, true>)
-    (a, F(a));
-  else
-    TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(blocks), kThreads, 0, stream,
-                          elementwise_kernel<T, R, F, false>)
-    (a, F(a));
+    TORCHADA_LAUNCH_PLAIN(grid, kThreads, 0, stream, elementwise_kernel<T, R, F, Access::kDense>)
+  (a, F(a));
+  else if (native) TORCHADA_LAUNCH_PLAIN(grid, kThreads, 0, stream,
+                                         elementwise_kernel<T, R, F, Access::kNative>)(a, F(a));
+  else TORCHADA_LAUNCH_PLAIN(grid, kThreads, 0, stream,
+                             elementwise_kernel<T, R, F, Access::kGeneric>)(a, F(a));
   return last_error();
 }
 
@@ -454,11 +491,28 @@ const char* dispatch(Op op, const Args& a, gpuStream_t stream) {
   return "elementwise: unknown operator";
 }
 
+// The fast divisor of d (1 <= d < 2^31): shift = ceil(log2 d), magic = 2^32 * (2^shift - d) / d
+// + 1.
+void fast_divisor(uint32_t d, uint32_t* magic, uint32_t* shift) {
+  uint32_t s = 0;
+  while ((uint64_t{1} << s) < d) ++s;
+  *shift = s;
+  *magic = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << s) - d)) / d + 1);
+}
+
 }  // namespace
 
 const char* elementwise_launch(elementwise::Op op, elementwise::Compute compute,
-                               const elementwise::Args& args, void* stream) {
-  if (args.numel == 0) return nullptr;
+                               const elementwise::Args& in, void* stream) {
+  if (in.numel == 0) return nullptr;
+  Args args = in;
+  args.index32 = !args.contiguous && args.numel < (int64_t{1} << 31);
+  for (int d = 0; d < args.ndim && args.index32; ++d) {
+    if (args.sizes[d] < 1 || args.sizes[d] >= (int64_t{1} << 31))
+      args.index32 = false;
+    else
+      fast_divisor(static_cast<uint32_t>(args.sizes[d]), &args.magic[d], &args.shift[d]);
+  }
   if (args.noperands < 1 || args.noperands > Args::kMaxOperands || args.ndim < 0 ||
       args.ndim > Args::kMaxDims)
     return "elementwise: malformed arguments";

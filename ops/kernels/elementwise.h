@@ -166,6 +166,12 @@ struct Args {
   int64_t ivalue[kMaxOperands] = {};
   double c[kMaxConstants] = {};
   int64_t ic[kMaxConstants] = {};
+  // Filled by the launcher: when every index fits 32 bits, each dimension's size as a fast
+  // divisor (n / size = (umulhi(n, magic) + n) >> shift), so that the offset calculation of a
+  // strided launch costs multiplies instead of 64-bit divisions.
+  bool index32 = false;
+  uint32_t magic[kMaxDims] = {};
+  uint32_t shift[kMaxDims] = {};
 };
 
 }  // namespace torchada::elementwise

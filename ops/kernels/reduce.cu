@@ -263,7 +263,7 @@ const char* launch_op(const Args& a, gpuStream_t stream) {
   // A thread per output when the reductions are short, or when outputs are the fast-moving
   // dimension (neighbouring threads then read neighbouring elements: coalesced on a GPU, one
   // cache line after another on the simulator), or when outputs alone fill the device. Otherwise
-  // a block per output, each thread taking at least 16 elements before the tree (the tree's
+  // a block per output, each thread taking about 128 elements before the tree (the tree's
   // barriers are what the simulator pays most for).
   const bool rows_contiguous =
       a.nkept == 0 || magnitude64(a.in_red_strides[0]) <= magnitude64(a.in_kept_strides[0]);
@@ -278,7 +278,7 @@ const char* launch_op(const Args& a, gpuStream_t stream) {
     (a);
   } else {
     if (a.numel_out > 0x7fffffff) return "reduce: too many outputs";
-    const int threads = block_threads((a.numel_red + 15) / 16, kMaxBlock);
+    const int threads = block_threads((a.numel_red + 127) / 128, kMaxBlock);
     TORCHADA_LAUNCH(static_cast<unsigned>(a.numel_out), threads, 0, stream, reduce_per_block<O, T>)
     (a);
   }

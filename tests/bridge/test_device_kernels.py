@@ -332,3 +332,62 @@ def test_reductions_match_the_cpu(mode):
               "aten::any", "aten::all")
     print("OK")
     """)
+
+
+def test_softmax_layer_norm_and_foreach_match_the_cpu_forward_and_backward(mode):
+    run_ok(mode, """
+    F = torch.nn.functional
+    for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+        tol = {torch.float32: 2e-5, torch.float64: 1e-10}.get(dtype, 3e-2)
+        for shape, dim in (((6, 40), 1), ((6, 40), 0), ((3, 4, 17), -1), ((2, 300), 1)):
+            x = values(shape, dtype)
+            for f in (lambda t: F.softmax(t, dim), lambda t: F.log_softmax(t, dim)):
+                g = x.cuda().requires_grad_()
+                c = x.clone().requires_grad_()
+                yg, yc = f(g), f(c)
+                same(yg, yc.detach(), tol)
+                w = values(shape, dtype)
+                (yg * w.cuda()).sum().backward()
+                (yc * w).sum().backward()
+                same(g.grad, c.grad, tol * 10)
+        # Layer norm over the last one or two dimensions, with and without affine parameters.
+        for shape, norm in (((8, 32), (32,)), ((2, 5, 3, 4), (3, 4)), ((4, 7), (7,))):
+            x = values(shape, dtype)
+            for affine in (True, False):
+                w = values(norm, dtype) if affine else None
+                b = values(norm, dtype) if affine else None
+                args_g = [x.cuda().requires_grad_()] + ([w.cuda().requires_grad_(), b.cuda().requires_grad_()] if affine else [])
+                args_c = [x.clone().requires_grad_()] + ([w.clone().requires_grad_(), b.clone().requires_grad_()] if affine else [])
+                yg = F.layer_norm(args_g[0], norm, *args_g[1:], eps=1e-5)
+                yc = F.layer_norm(args_c[0], norm, *args_c[1:], eps=1e-5)
+                same(yg, yc.detach(), tol * 10)
+                go = values(shape, dtype)
+                yg.backward(go.cuda())
+                yc.backward(go)
+                for a, b2 in zip(args_g, args_c):
+                    same(a.grad, b2.grad, tol * 50)
+    # Saved statistics: float for half input (PyTorch's CUDA accumulation type).
+    y, mean, rstd = torch.native_layer_norm(values((4, 8), torch.float16).cuda(), [8], None, None, 1e-5)
+    assert mean.dtype == torch.float32 and mean.shape == (4, 1) and y.dtype == torch.float16, (mean.dtype, mean.shape)
+    # _foreach_ arithmetic and norms (optimizers with foreach=True, clip_grad_norm_).
+    ts = [values(s, torch.float32) for s in ((3,), (4, 5), (2, 2, 2))]
+    gs = [t.cuda() for t in ts]
+    torch._foreach_add_(gs, 1.5)
+    torch._foreach_mul_(gs, torch.tensor(2.0, device="cuda"))
+    torch._foreach_add_(gs, gs, alpha=0.5)
+    for g, t in zip(gs, ts):
+        same(g, ((t + 1.5) * 2.0) * 1.5)
+    for g, n in zip(torch._foreach_norm(gs, 2), torch._foreach_norm([g.cpu() for g in gs], 2)):
+        same(g, n, 1e-5)
+    p = torch.nn.Parameter(values((10, 10), torch.float32).cuda())
+    p.grad = values((10, 10), torch.float32).cuda() * 10
+    cp = torch.nn.Parameter(p.detach().cpu())
+    cp.grad = p.grad.cpu()
+    same(torch.nn.utils.clip_grad_norm_([p], 1.0), torch.nn.utils.clip_grad_norm_([cp], 1.0), 1e-5)
+    same(p.grad, cp.grad, 1e-5)
+    on_device("aten::_softmax", "aten::_log_softmax", "aten::_softmax_backward_data",
+              "aten::_log_softmax_backward_data", "aten::native_layer_norm",
+              "aten::native_layer_norm_backward", "aten::_foreach_add_", "aten::_foreach_mul_",
+              "aten::_foreach_norm")
+    print("OK")
+    """, env={"TORCHADA_OPS_COMPOSITE_LAYER_NORM": "1"})

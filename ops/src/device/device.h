@@ -5,6 +5,8 @@
 //                     each CUDA operator builds) feeding kernels/elementwise.cu
 //   reduce.cpp        the reduction engine: PyTorch's reduction iterators feeding
 //                     kernels/reduce.cu
+//   composite.cpp     operators composed of those kernels on the device: softmax, layer norm,
+//                     the _foreach_ arithmetic
 //   registry.cpp      which operators, checked against this PyTorch's schemas; availability
 //
 // The bridge (src/bridge/kernel.cpp) calls an operator's device kernel first; a kernel that does
@@ -35,6 +37,7 @@ struct Kernel {
 // Every operator the device kernels serve: elementwise.cpp, reduce.cpp.
 std::vector<Kernel> elementwise_kernels();
 std::vector<Kernel> reduce_kernels();
+std::vector<Kernel> composite_kernels();
 
 // Whether device kernels can serve this process: the simulator's executor runs their host build
 // (backend "sim"), or a MUSA build of them runs on the GPU (backend "musa", built with mcc).

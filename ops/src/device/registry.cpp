@@ -47,6 +47,7 @@ std::vector<Kernel> kernels_for_install() {
   auto& d = c10::Dispatcher::singleton();
   std::vector<Kernel> all = elementwise_kernels();
   for (Kernel& k : reduce_kernels()) all.push_back(std::move(k));
+  for (Kernel& k : composite_kernels()) all.push_back(std::move(k));
   for (Kernel& k : all) {
     const auto dot = k.op.find('.');
     const std::string name = k.op.substr(0, dot);
