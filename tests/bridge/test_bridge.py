@@ -418,8 +418,8 @@ def test_fresh_results_taken_without_copy_in_direct_mode(mode, bridge):
     copied = int(re.search(r"^copied (\d+)$", p.stdout, re.M).group(1))
     if bridge == "direct":
         assert copied == 0, p.stdout[-2000:]
-    else:  # the bridged fresh results: softmax, topk (2), cat, nonzero (gelu, mul, max: ops/)
-        assert copied >= 5, p.stdout[-2000:]
+    else:  # the bridged fresh results: topk (2), cat, nonzero (gelu, mul, max, softmax: ops/)
+        assert copied >= 4, p.stdout[-2000:]
 
 
 def test_mode_off_gives_pytorch_error(mode):
