@@ -36,21 +36,9 @@ struct Dim {
 };
 Dim wrap(int64_t dim, const at::Tensor& t) { return {{c10::maybe_wrap_dim(dim, t.dim())}}; }
 
-at::Tensor softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  require_floating(self);
-  c10::OptionalDeviceGuard g(at::device_of(self));
-  if (half_to_float)
-    TORCH_CHECK(self.scalar_type() == at::kHalf, "conversion is supported for Half type only");
-  const auto out_type = half_to_float ? at::kFloat : self.scalar_type();
-  if (self.numel() == 0) return at::empty_like(self, self.options().dtype(out_type));
-  const Dim wrapped = wrap(dim, self);
-  const at::IntArrayRef d = wrapped;
-  const at::Tensor x = self.to(accumulation(self.scalar_type()));
-  const at::Tensor e = at::exp(x - at::amax(x, d, true));
-  return (e / at::sum(e, d, true)).to(out_type);
-}
-
-at::Tensor log_softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
+// softmax (Log: log_softmax) along `dim`, computed in the accumulation type.
+template <bool Log>
+at::Tensor softmax_of(const at::Tensor& self, int64_t dim, bool half_to_float) {
   require_floating(self);
   c10::OptionalDeviceGuard g(at::device_of(self));
   if (half_to_float)
@@ -61,7 +49,12 @@ at::Tensor log_softmax(const at::Tensor& self, int64_t dim, bool half_to_float) 
   const at::IntArrayRef d = wrapped;
   const at::Tensor x = self.to(accumulation(self.scalar_type()));
   const at::Tensor shifted = x - at::amax(x, d, true);
-  return (shifted - at::log(at::sum(at::exp(shifted), d, true))).to(out_type);
+  if constexpr (Log) {
+    return (shifted - at::log(at::sum(at::exp(shifted), d, true))).to(out_type);
+  } else {
+    const at::Tensor e = at::exp(shifted);
+    return (e / at::sum(e, d, true)).to(out_type);
+  }
 }
 
 at::Tensor softmax_backward(const at::Tensor& grad, const at::Tensor& output, int64_t dim,
@@ -228,8 +221,8 @@ std::vector<at::Tensor> foreach_norm(at::TensorList self, const at::Scalar& ord,
 
 std::vector<Kernel> composite_kernels() {
   std::vector<Kernel> v;
-  v.push_back(kernel<&softmax>("aten::_softmax"));
-  v.push_back(kernel<&log_softmax>("aten::_log_softmax"));
+  v.push_back(kernel<&softmax_of<false>>("aten::_softmax"));
+  v.push_back(kernel<&softmax_of<true>>("aten::_log_softmax"));
   v.push_back(kernel<&softmax_backward>("aten::_softmax_backward_data"));
   v.push_back(kernel<&log_softmax_backward>("aten::_log_softmax_backward_data"));
   // Layer norm's composition is correct (tests/bridge/test_device_kernels.py) but, of broadcast
