@@ -10,6 +10,7 @@
 
 #include "elementwise.h"
 #include "reduce.h"
+#include "training.h"
 
 // Each kernel source is compiled for the GPU (nvcc or mcc: torchada::kernels) and, in builds for
 // a CUDA PyTorch, a second time for the host, run by the simulator's executor

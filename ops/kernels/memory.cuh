@@ -10,6 +10,27 @@ namespace memory {
 
 using elementwise::Kind;
 
+// Bytes of one element of `k`.
+__host__ __device__ constexpr int size_of(Kind k) {
+  switch (k) {
+    case Kind::kBool:
+    case Kind::kUInt8:
+    case Kind::kInt8:
+      return 1;
+    case Kind::kInt16:
+    case Kind::kFloat16:
+    case Kind::kBFloat16:
+      return 2;
+    case Kind::kInt32:
+    case Kind::kFloat32:
+      return 4;
+    case Kind::kInt64:
+    case Kind::kFloat64:
+      return 8;
+  }
+  return 0;
+}
+
 template <class T>
 __device__ __forceinline__ T load(const char* p, Kind k) {
   switch (k) {

@@ -82,6 +82,29 @@ using bf16_t = __nv_bfloat16;
 #endif
 #endif
 
+// A device-side assertion, kept in release builds (PyTorch's CUDA_KERNEL_ASSERT): a failure ends
+// the launch with cudaErrorAssert / musaErrorAssert, sticky on the device, as an out-of-range
+// index does in PyTorch's own kernels.
+#define TORCHADA_STRINGIFY_(x) #x
+#define TORCHADA_STRINGIFY(x) TORCHADA_STRINGIFY_(x)
+#if defined(TORCHADA_KERNELS_HOST)
+#define TORCHADA_DEVICE_ASSERT(cond)                                                            \
+  do {                                                                                          \
+    if (!(cond))                                                                                \
+      ::musa_sim::device_assert_fail(#cond " (" __FILE__ ":" TORCHADA_STRINGIFY(__LINE__) ")"); \
+  } while (0)
+#elif defined(__MUSACC__)
+#define TORCHADA_DEVICE_ASSERT(cond) \
+  do {                               \
+    if (!(cond)) __trap();           \
+  } while (0)
+#else
+#define TORCHADA_DEVICE_ASSERT(cond)                                 \
+  do {                                                               \
+    if (!(cond)) __assert_fail(#cond, __FILE__, __LINE__, __func__); \
+  } while (0)
+#endif
+
 #include "launch.h"
 
 namespace torchada::TORCHADA_KERNELS_NS {

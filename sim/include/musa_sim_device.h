@@ -188,6 +188,12 @@ inline int vote(int predicate, bool all) {
   return r;
 }
 
+// A failed device-side assertion: the launch ends with musaErrorAssert (sticky).
+[[noreturn]] inline void device_assert_fail(const char* message) {
+  t_self->trap(t_self, message);
+  __builtin_unreachable();
+}
+
 template <class T>
 T atomic_float_add(T* p, T v) {
   using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;

@@ -8,7 +8,8 @@
  * threads run as a plain loop when the kernel declares it never synchronises, otherwise as
  * fibers, one per thread, switched at __syncthreads() and at warp collectives (warps are
  * musaDevAttrWarpSize wide: 128). A memory fault inside a kernel ends the launch with
- * musaErrorIllegalAddress, sticky on the device as on a GPU, and the process lives on.
+ * musaErrorIllegalAddress, a failed device-side assertion with musaErrorAssert, both sticky on
+ * the device as on a GPU, and the process lives on.
  */
 #ifndef TORCHADA_MUSA_SIM_KERNEL_H
 #define TORCHADA_MUSA_SIM_KERNEL_H
@@ -29,15 +30,19 @@ typedef struct musaSimDim3 {
 typedef struct musaSimThread {
   musaSimDim3 threadIdx, blockIdx, blockDim, gridDim;
   unsigned int warpSize;
-  unsigned int laneId; /* linear thread index % warpSize */
-  unsigned int warpId; /* linear thread index / warpSize */
-  void* dynamicShared; /* the block's `extern __shared__` memory (sharedMem bytes) */
+  unsigned int laneId;           /* linear thread index % warpSize */
+  unsigned int warpId;           /* linear thread index / warpSize */
+  void* dynamicShared;           /* the block's `extern __shared__` memory (sharedMem bytes) */
   unsigned long long* warpSlots; /* warpSize 8-byte slots shared by this thread's warp */
   /* Barriers. Both return once every live thread of the block (of the warp) has arrived; a
    * thread that has returned from the kernel counts as arrived. */
   void (*syncThreads)(struct musaSimThread* self);
   void (*syncWarp)(struct musaSimThread* self);
   void* executor; /* the executor's own state */
+  /* A failed device-side assertion (CUDA's assert() in kernel code): ends the launch with
+   * musaErrorAssert, sticky on the device as on a GPU; `message` names the condition. Does not
+   * return. */
+  void (*trap)(struct musaSimThread* self, const char* message);
 } musaSimThread;
 
 /* Runs one thread of the kernel (`thread`), or every thread of `t`'s block as a loop over
@@ -45,7 +50,7 @@ typedef struct musaSimThread {
 typedef void (*musaSimKernelFn)(musaSimThread* t, void* args);
 
 typedef struct musaSimKernel {
-  const char* name;     /* for messages */
+  const char* name; /* for messages */
   musaSimKernelFn thread;
   musaSimKernelFn block; /* NULL when the kernel synchronises: fibers */
 } musaSimKernel;

@@ -48,7 +48,8 @@ constexpr unsigned long long kParallelThreads = 8192;
 
 thread_local sigjmp_buf* t_fault_jump = nullptr;
 thread_local void* t_fault_address = nullptr;
-struct sigaction g_previous[2];  // SIGSEGV, SIGBUS
+thread_local const char* t_trap_message = nullptr;  // a failed device-side assertion's
+struct sigaction g_previous[2];                     // SIGSEGV, SIGBUS
 
 void on_fault(int sig, siginfo_t* info, void* context) {
   if (t_fault_jump != nullptr) {
@@ -72,6 +73,15 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, nullptr);
   }
+}
+
+// A failed device-side assertion (musaSimThread::trap): leaves the block as a fault does.
+void trap(musaSimThread*, const char* message) {
+  sigjmp_buf* jump = t_fault_jump;
+  if (jump == nullptr) std::abort();  // kernel code outside a launch: nothing to end
+  t_trap_message = message;
+  t_fault_jump = nullptr;
+  siglongjmp(*jump, 2);
 }
 
 void install_fault_handler() {
@@ -249,6 +259,7 @@ musaError_t run_block(const KernelLaunch& k, unsigned long long index) {
   base.warpSize = kWarpSize;
   base.dynamicShared = w.shared.data();
   base.executor = &b;
+  base.trap = &trap;
 
   if (!fibers) {
     base.syncThreads = &barrier_in_loop;
@@ -332,20 +343,30 @@ void run_blocks(Job& job) {
     if (i >= job.total) return;
     if (job.error.load(std::memory_order_relaxed) == musaSuccess) {
       sigjmp_buf jump;
-      if (sigsetjmp(jump, 1) == 0) {
+      const int jumped = sigsetjmp(jump, 1);
+      if (jumped == 0) {
         t_fault_jump = &jump;
         const musaError_t e = run_block(*job.k, i);
         t_fault_jump = nullptr;
         if (e != musaSuccess) note_error(job, e);
       } else {
-        // Back from on_fault, possibly from a fiber's stack: this thread is on its own again.
+        // Back from on_fault or trap, possibly from a fiber's stack: this thread is on its own
+        // again.
         t_fault_jump = nullptr;
         Fiber::resume_thread_after_jump(worker().scheduler);
-        note_error(job, musaErrorIllegalAddress);
-        std::fprintf(stderr,
-                     "[torchada sim] kernel %s: illegal address %p in block %llu: launch failed "
-                     "(musaErrorIllegalAddress)\n",
-                     job.k->name.c_str(), t_fault_address, i);
+        if (jumped == 2) {
+          note_error(job, musaErrorAssert);
+          std::fprintf(stderr,
+                       "[torchada sim] kernel %s: device-side assertion failed in block %llu: %s "
+                       "(musaErrorAssert)\n",
+                       job.k->name.c_str(), i, t_trap_message ? t_trap_message : "");
+        } else {
+          note_error(job, musaErrorIllegalAddress);
+          std::fprintf(stderr,
+                       "[torchada sim] kernel %s: illegal address %p in block %llu: launch failed "
+                       "(musaErrorIllegalAddress)\n",
+                       job.k->name.c_str(), t_fault_address, i);
+        }
       }
     }
     if (job.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == job.total) {
@@ -445,7 +466,7 @@ musaError_t run_kernel(const KernelLaunch& k) {
     }
   }
   const auto e = static_cast<musaError_t>(job->error.load());
-  if (e == musaErrorIllegalAddress) {
+  if (e == musaErrorIllegalAddress || e == musaErrorAssert) {
     int expected = musaSuccess;
     device(k.device).fault.compare_exchange_strong(expected, e);
   }

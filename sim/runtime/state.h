@@ -154,8 +154,9 @@ struct Device {
   // Nanoseconds its streams have spent running work (summed over streams), for the simulated
   // MTML's utilisation (musaSimDeviceBusyTime).
   std::atomic<unsigned long long> busy_ns{0};
-  // A kernel's memory fault (musaErrorIllegalAddress): sticky, as a GPU context's, until
-  // musaDeviceReset. Synchronisations, launches and musaGetLastError report it.
+  // A kernel's memory fault (musaErrorIllegalAddress) or failed device-side assertion
+  // (musaErrorAssert): sticky, as a GPU context's, until musaDeviceReset. Synchronisations,
+  // launches and musaGetLastError report it.
   std::atomic<int> fault{musaSuccess};
 };
 

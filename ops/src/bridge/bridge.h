@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -144,10 +145,18 @@ c10::DataPtr take_device_block(c10::StorageImpl* s, c10::Device device);
 // buffers that were not taken as they are.
 uint64_t copied_results();
 
-// scaled_dot_product_attention on CUDA tensors through the CPU flash kernel (sdpa.cpp): replaces
-// the CUDA attention choice and registers the CUDA kernels of the overrideable fused-attention
-// pair; returns their names.
-std::vector<std::string> register_sdpa(std::vector<c10::RegistrationHandleRAII>* handles);
+// scaled_dot_product_attention on CUDA tensors (sdpa.cpp): replaces the CUDA attention choice and
+// registers the CUDA kernels of the overrideable fused-attention pair, which run their device
+// kernels (from `device_kernels`, by operator name) where those serve the call and the CPU flash
+// kernel otherwise; returns their names.
+std::vector<std::string> register_sdpa(
+    std::vector<c10::RegistrationHandleRAII>* handles,
+    const std::map<std::string, c10::KernelFunction>& device_kernels);
+
+// Runs s's device kernel (kernel.cpp); false, with the arguments back in place, when it does not
+// serve this call.
+bool run_device_kernel(OpState& s, const c10::OperatorHandle& op, c10::DispatchKeySet ks,
+                       torch::jit::Stack* stack, bool time);
 
 // The state of every overridden operator, for the report.
 const std::vector<OpState*>& all_states();

@@ -287,7 +287,7 @@ int install_locked(Installed& st, const char* backend) {
     st.ops.push_back(s->name);
   }
   const size_t sparse = install_sparse(st);
-  for (auto& n : register_sdpa(st.handles)) st.ops.push_back(n);
+  for (auto& n : register_sdpa(st.handles, device_kernels)) st.ops.push_back(n);
   arm_exit_reporting();
   log("info",
       "kernel bridge (%s): %zu CUDA operators overridden (%zu of them sparse kernels), %zu "

@@ -105,24 +105,6 @@ class Attempt {
   bool previous_;
 };
 
-// The operator's device kernel (src/device/); false, with the arguments back in place, when it
-// does not serve this call.
-bool run_device_kernel(OpState& s, const c10::OperatorHandle& op, c10::DispatchKeySet ks,
-                       torch::jit::Stack* stack, bool time) {
-  const size_t base = stack->size() - s.num_args;
-  std::vector<c10::IValue> saved(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
-  const auto t0 = time ? Clock::now() : Clock::time_point();
-  try {
-    s.device->callBoxed(op, ks, stack);
-  } catch (const device::NotServed&) {
-    stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
-    for (auto& v : saved) stack->push_back(std::move(v));
-    return false;
-  }
-  count(s, Path::kDevice, time ? since(t0) : 0);
-  return true;
-}
-
 class BridgeKernel final : public c10::OperatorKernel {
  public:
   explicit BridgeKernel(OpState* s) : s_(s) {}
@@ -203,6 +185,22 @@ bool is_kernel_refusal(const c10::Error& e) {
     return true;
   const std::string& driver = driver_refusal_text();
   return !driver.empty() && std::strstr(what, driver.c_str()) != nullptr;
+}
+
+bool run_device_kernel(OpState& s, const c10::OperatorHandle& op, c10::DispatchKeySet ks,
+                       torch::jit::Stack* stack, bool time) {
+  const size_t base = stack->size() - s.num_args;
+  std::vector<c10::IValue> saved(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
+  const auto t0 = time ? Clock::now() : Clock::time_point();
+  try {
+    s.device->callBoxed(op, ks, stack);
+  } catch (const device::NotServed&) {
+    stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
+    for (auto& v : saved) stack->push_back(std::move(v));
+    return false;
+  }
+  count(s, Path::kDevice, time ? since(t0) : 0);
+  return true;
 }
 
 void run_on_host_counted(OpState& s, const c10::OperatorHandle& op, torch::jit::Stack* stack) {

@@ -1,5 +1,6 @@
-// scaled_dot_product_attention on CUDA tensors: PyTorch's CPU flash-attention kernel, on the host
-// through the bridge, wherever PyTorch would choose it for the same tensors on the CPU.
+// scaled_dot_product_attention on CUDA tensors: the device kernels' attention (src/device/
+// attention.cpp) where they run, PyTorch's CPU flash-attention kernel on the host through the
+// bridge otherwise, wherever PyTorch would choose flash attention for the same tensors on the CPU.
 //
 // PyTorch's CUDA fused kernels (flash, memory-efficient, cuDNN) are NVIDIA code, and its math
 // composition runs as a dozen bridged operators (bmm, softmax, masking...) where the CPU reference
@@ -30,7 +31,8 @@ c10::OperatorHandle find_op(const char* name) {
   return *op;
 }
 
-// A CUDA kernel's host side: the CPU operator it runs and the report row it counts under.
+// A CUDA kernel's host side: the CPU operator it runs and the report row it counts under (whose
+// state holds the device kernel, when there is one).
 struct HostKernel {
   OpState* state;
   c10::OperatorHandle cpu_op;
@@ -70,7 +72,9 @@ int64_t choice(const at::Tensor& query, const at::Tensor& key, const at::Tensor&
 //     bool return_debug_mask=False, *, float? scale=None)
 //   -> (output, logsumexp, cum_seq_q, cum_seq_k, SymInt max_q, SymInt max_k, philox_seed,
 //       philox_offset, debug_attn_mask)
-void forward(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::Stack* stack) {
+void forward(const c10::OperatorHandle& op, c10::DispatchKeySet ks, torch::jit::Stack* stack) {
+  if (g_forward->state->device && run_device_kernel(*g_forward->state, op, ks, stack, timing()))
+    return;
   const size_t base = stack->size() - op.schema().arguments().size();
   torch::jit::Stack a(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
   stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
@@ -96,7 +100,9 @@ void forward(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::Sta
 //     Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k,
 //     float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *,
 //     float? scale=None) -> (grad_query, grad_key, grad_value, grad_attn_bias)
-void backward(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::Stack* stack) {
+void backward(const c10::OperatorHandle& op, c10::DispatchKeySet ks, torch::jit::Stack* stack) {
+  if (g_backward->state->device && run_device_kernel(*g_backward->state, op, ks, stack, timing()))
+    return;
   const size_t base = stack->size() - op.schema().arguments().size();
   torch::jit::Stack a(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
   stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
@@ -112,7 +118,9 @@ void backward(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::St
 
 }  // namespace
 
-std::vector<std::string> register_sdpa(std::vector<c10::RegistrationHandleRAII>* handles) {
+std::vector<std::string> register_sdpa(
+    std::vector<c10::RegistrationHandleRAII>* handles,
+    const std::map<std::string, c10::KernelFunction>& device_kernels) {
   auto& d = c10::Dispatcher::singleton();
   const auto K = c10::DispatchKey::CUDA;
   const char* fwd = "aten::_scaled_dot_product_fused_attention_overrideable";
@@ -122,14 +130,17 @@ std::vector<std::string> register_sdpa(std::vector<c10::RegistrationHandleRAII>*
   const c10::OperatorHandle fwd_cpu = find_op("aten::_scaled_dot_product_flash_attention_for_cpu");
   const c10::OperatorHandle bwd_cpu =
       find_op("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
-  auto host_kernel = [](const char* name, const c10::OperatorHandle& cpu_op) {
+  auto host_kernel = [&](const char* name, const c10::OperatorHandle& op,
+                         const c10::OperatorHandle& cpu_op) {
     auto* s = new OpState;  // leaked, like the bridge's other states: read by the report at exit
     s->name = name;
+    s->num_args = op.schema().arguments().size();
+    if (auto k = device_kernels.find(name); k != device_kernels.end()) s->device = k->second;
     register_state(s);
     return new HostKernel{s, cpu_op};
   };
-  g_forward = host_kernel(fwd, fwd_cpu);
-  g_backward = host_kernel(bwd, bwd_cpu);
+  g_forward = host_kernel(fwd, fwd_op, fwd_cpu);
+  g_backward = host_kernel(bwd, bwd_op, bwd_cpu);
   const char* why = "torchada kernel bridge (ops/src/bridge/sdpa.cpp)";
   at::native::_fused_sdp_choice_stub.set_cuda_dispatch_ptr(&choice);
   handles->push_back(d.registerImpl(fwd_op.operator_name(), K,

@@ -1,6 +1,6 @@
 // Operators served as compositions of the device kernels (the elementwise and reduction engines),
-// every step on the device: softmax and log-softmax with their backward, layer norm with its
-// backward, and the _foreach_ arithmetic of optimizers and gradient clipping. Each computes in
+// every step on the device: softmax and log-softmax with their backward, and the _foreach_
+// arithmetic of optimizers and gradient clipping. Each computes in
 // the accumulation type PyTorch's CUDA kernel uses (float for half and bfloat16) and rounds once
 // into the result's type. Several launches where PyTorch's CUDA kernel makes one: correct and
 // PCIe-free now; fused kernels of their own are the next step for speed on a GPU.
@@ -8,7 +8,6 @@
 #include <c10/core/DeviceGuard.h>
 
 #include <array>
-#include <cstdlib>
 #include <vector>
 
 #include "device.h"
@@ -83,86 +82,6 @@ at::Tensor log_softmax_backward(const at::Tensor& grad, const at::Tensor& output
   return (go - at::exp(output.to(acc)) * at::sum(go, d, true)).to(input_dtype);
 }
 
-// The dimensions layer norm normalises over, and the shape of its saved statistics.
-struct LayerNormShape {
-  std::vector<int64_t> dims;        // the last len(normalized_shape) dimensions
-  std::vector<int64_t> stat_shape;  // input.shape[:axis] + [1] * len(normalized_shape)
-};
-
-LayerNormShape layer_norm_shape(const at::Tensor& input, at::IntArrayRef normalized_shape) {
-  const int64_t n = static_cast<int64_t>(normalized_shape.size());
-  TORCH_CHECK(n >= 1,
-              "Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
-              "least one element, but got normalized_shape = ",
-              normalized_shape);
-  const int64_t axis = input.dim() - n;
-  TORCH_CHECK(axis >= 0 && input.sizes().slice(axis).equals(normalized_shape),
-              "Given normalized_shape=", normalized_shape, ", expected input with shape [*, ",
-              c10::Join(", ", normalized_shape), "], but got input of size", input.sizes());
-  LayerNormShape s;
-  for (int64_t i = 0; i < input.dim(); ++i) {
-    if (i >= axis) s.dims.push_back(i);
-    s.stat_shape.push_back(i < axis ? input.size(i) : 1);
-  }
-  return s;
-}
-
-std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm(const at::Tensor& input,
-                                                          c10::SymIntArrayRef normalized_shape,
-                                                          const std::optional<at::Tensor>& weight,
-                                                          const std::optional<at::Tensor>& bias,
-                                                          double eps) {
-  require_floating(input);
-  if (weight && weight->defined()) require_floating(*weight);
-  if (bias && bias->defined()) require_floating(*bias);
-  c10::OptionalDeviceGuard g(at::device_of(input));
-  const auto shape = layer_norm_shape(input, C10_AS_INTARRAYREF_SLOW(normalized_shape));
-  const auto acc = accumulation(input.scalar_type());
-  const at::Tensor x = input.to(acc);
-  if (input.numel() == 0) {
-    return {at::empty_like(input), at::empty(shape.stat_shape, input.options().dtype(acc)),
-            at::empty(shape.stat_shape, input.options().dtype(acc))};
-  }
-  // Biased variance over the normalised dimensions, as PyTorch's kernel (Welford) computes it.
-  const at::Tensor mean = at::mean(x, shape.dims, true);
-  const at::Tensor centered = x - mean;
-  const at::Tensor var = at::mean(centered * centered, shape.dims, true);
-  const at::Tensor rstd = at::rsqrt(var + eps);
-  at::Tensor y = centered * rstd;
-  if (weight && weight->defined()) y = y * weight->to(acc);
-  if (bias && bias->defined()) y = y + bias->to(acc);
-  return {y.to(input.scalar_type()), mean.view(shape.stat_shape), rstd.view(shape.stat_shape)};
-}
-
-std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(
-    const at::Tensor& grad_out, const at::Tensor& input, c10::SymIntArrayRef normalized_shape,
-    const at::Tensor& mean, const at::Tensor& rstd, const std::optional<at::Tensor>& weight,
-    const std::optional<at::Tensor>& bias, std::array<bool, 3> mask) {
-  require_floating(grad_out);
-  require_floating(input);
-  c10::OptionalDeviceGuard g(at::device_of(input));
-  const auto shape = layer_norm_shape(input, C10_AS_INTARRAYREF_SLOW(normalized_shape));
-  const auto acc = accumulation(input.scalar_type());
-  const bool has_weight = weight && weight->defined();
-  const at::Tensor go = grad_out.to(acc);
-  const at::Tensor x_hat = (input.to(acc) - mean.to(acc)) * rstd.to(acc);
-  std::vector<int64_t> outer;
-  for (int64_t i = 0; i < input.dim() - static_cast<int64_t>(shape.dims.size()); ++i)
-    outer.push_back(i);
-  at::Tensor grad_input, grad_weight, grad_bias;
-  if (mask[0]) {
-    const at::Tensor gw = has_weight ? go * weight->to(acc) : go;
-    grad_input = (rstd.to(acc) * (gw - at::mean(gw, shape.dims, true) -
-                                  x_hat * at::mean(gw * x_hat, shape.dims, true)))
-                     .to(input.scalar_type());
-  }
-  if (mask[1] && has_weight)
-    grad_weight = at::sum(go * x_hat, outer, false).to(weight->scalar_type());
-  if (mask[2] && bias && bias->defined())
-    grad_bias = at::sum(go, outer, false).to(bias->scalar_type());
-  return {grad_input, grad_weight, grad_bias};
-}
-
 // ---- _foreach_: one launch per tensor ------------------------------------------------------
 
 void require_list(at::TensorList list) {
@@ -225,13 +144,6 @@ std::vector<Kernel> composite_kernels() {
   v.push_back(kernel<&softmax_of<true>>("aten::_log_softmax"));
   v.push_back(kernel<&softmax_backward>("aten::_softmax_backward_data"));
   v.push_back(kernel<&log_softmax_backward>("aten::_log_softmax_backward_data"));
-  // Layer norm's composition is correct (tests/bridge/test_device_kernels.py) but, of broadcast
-  // operations the executor runs at ~10 ns an element, 3-5x slower on the simulator than the
-  // bridge's CPU kernel: it waits for a fused kernel. TORCHADA_OPS_COMPOSITE_LAYER_NORM=1 uses it.
-  if (const char* e = std::getenv("TORCHADA_OPS_COMPOSITE_LAYER_NORM"); e && *e == '1') {
-    v.push_back(kernel<&layer_norm>("aten::native_layer_norm"));
-    v.push_back(kernel<&layer_norm_backward>("aten::native_layer_norm_backward"));
-  }
   v.push_back(kernel<&foreach_add_scalar_>("aten::_foreach_add_.Scalar"));
   v.push_back(kernel<&foreach_add_scalar>("aten::_foreach_add.Scalar"));
   v.push_back(kernel<&foreach_add_list_>("aten::_foreach_add_.List"));

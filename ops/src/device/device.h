@@ -5,8 +5,12 @@
 //                     each CUDA operator builds) feeding kernels/elementwise.cu
 //   reduce.cpp        the reduction engine: PyTorch's reduction iterators feeding
 //                     kernels/reduce.cu
-//   composite.cpp     operators composed of those kernels on the device: softmax, layer norm,
-//                     the _foreach_ arithmetic
+//   composite.cpp     operators composed of those kernels on the device: softmax, the _foreach_
+//                     arithmetic
+//   indexing.cpp      arange, gather / index_select, the embedding's gradient, the NLL loss, cat
+//                     (kernels/indexing.cu)
+//   training.cpp      layer norm and the fused Adam / AdamW step (kernels/layer_norm.cu, adam.cu)
+//   attention.cpp     the overrideable fused-attention pair sdpa.cpp routes attention to
 //   registry.cpp      which operators, checked against this PyTorch's schemas; availability
 //
 // The bridge (src/bridge/kernel.cpp) calls an operator's device kernel first; a kernel that does
@@ -34,10 +38,13 @@ struct Kernel {
   c10::FunctionSchema (*schema)();  // the C++ signature's, compared with the operator's
 };
 
-// Every operator the device kernels serve: elementwise.cpp, reduce.cpp.
+// Every operator the device kernels serve, by file.
 std::vector<Kernel> elementwise_kernels();
 std::vector<Kernel> reduce_kernels();
 std::vector<Kernel> composite_kernels();
+std::vector<Kernel> indexing_kernels();
+std::vector<Kernel> training_kernels();
+std::vector<Kernel> attention_kernels();
 
 // Whether device kernels can serve this process: the simulator's executor runs their host build
 // (backend "sim"), or a MUSA build of them runs on the GPU (backend "musa", built with mcc).

@@ -29,9 +29,13 @@
 #include "../device_kernels.h"
 #include "device.h"
 #include "kernel_table.h"
+#include "structured.h"
 
 namespace torchada::ops::device {
 namespace {
+
+using structured::Functional;
+using structured::Out;
 
 using reduce::Args;
 using reduce::Compute;
@@ -89,44 +93,6 @@ void launch(at::TensorIteratorBase& it, Op op, bool with_index, double c0 = 0, d
   const char* err = TORCHADA_KERNEL(reduce_launch)(op, *compute, a, stream);
   TORCH_CHECK(err == nullptr, "torchada device kernel (reduce): ", err);
 }
-
-// ---- outputs of the structured reductions (their meta functions are MetaBase's) ------------
-
-template <class Meta, int N>
-struct Functional final : Meta {
-  void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
-                              at::TensorOptions options) override {
-    out[i] =
-        strides.empty() ? at::empty(sizes, options) : at::empty_strided(sizes, strides, options);
-  }
-  void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
-                          at::TensorOptions options) override {
-    set_output_raw_strided(i, sizes, strides, options);
-  }
-  const at::Tensor& maybe_get_output(int64_t i) override { return out[i]; }
-  at::Tensor out[N];
-};
-
-template <class Meta, int N>
-struct Out final : Meta {
-  template <class... T>
-  explicit Out(T&... o) : out{o...} {}
-  void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
-                              at::TensorOptions options) override {
-    const at::Tensor& t = out[i];
-    TORCH_CHECK(options.dtype() == t.dtype(), "Expected out tensor to have dtype ", options.dtype(),
-                ", but got ", t.dtype(), " instead");
-    TORCH_CHECK(options.device() == t.device(), "Expected out tensor to have device ",
-                options.device(), ", but got ", t.device(), " instead");
-    if (at::native::resize_output(t, sizes) && !strides.empty()) t.as_strided_(sizes, strides);
-  }
-  void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
-                          at::TensorOptions options) override {
-    set_output_raw_strided(i, sizes, strides, options);
-  }
-  const at::Tensor& maybe_get_output(int64_t i) override { return out[i]; }
-  at::Tensor out[N];
-};
 
 void require_real(const at::Tensor& self) {
   if (!kind_of(self.scalar_type()) || self.layout() != at::kStrided || !self.is_cuda())

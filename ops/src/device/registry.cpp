@@ -47,7 +47,8 @@ std::vector<Kernel> kernels_for_install() {
   auto& d = c10::Dispatcher::singleton();
   std::vector<Kernel> all = elementwise_kernels();
   for (Kernel& k : reduce_kernels()) all.push_back(std::move(k));
-  for (Kernel& k : composite_kernels()) all.push_back(std::move(k));
+  for (auto* list : {&composite_kernels, &indexing_kernels, &training_kernels, &attention_kernels})
+    for (Kernel& k : list()) all.push_back(std::move(k));
   for (Kernel& k : all) {
     const auto dot = k.op.find('.');
     const std::string name = k.op.substr(0, dot);

@@ -115,6 +115,12 @@ __global__ void divergent_barriers(int* p) {
 
 __global__ void add_one(int* p) { *p += 1; }
 
+// Each thread checks its element, as CUDA's assert() in kernel code does; one element fails.
+__global__ void assert_non_negative(const int* v, int* checked) {
+  if (v[threadIdx.x] < 0) musa_sim::device_assert_fail("v[threadIdx.x] >= 0");
+  atomicAdd(checked, 1);
+}
+
 template <class T>
 struct Device {
   T* p = nullptr;
@@ -341,6 +347,35 @@ TEST(SimExecutor, MemoryFaultIsAStickyIllegalAddress) {
     EXPECT_EQ(musaErrorIllegalAddress, musaGetLastError());
     EXPECT_EQ(musaErrorIllegalAddress, musaGetLastError()) << "sticky";
     EXPECT_EQ(musaErrorIllegalAddress, plain<add_one>(d1(1), d1(1), 0, nullptr, d.p));
+    musaStreamDestroy(s);
+    ASSERT_OK(musaDeviceReset());
+    (void)musaGetLastError();
+    Device<int> e(1);
+    ASSERT_OK(musaMemset(e.p, 0, sizeof(int)));
+    EXPECT_OK(plain<add_one>(d1(1), d1(1), 0, nullptr, e.p));
+    int h = 0;
+    ASSERT_OK(musaMemcpy(&h, e.p, sizeof h, musaMemcpyDeviceToHost));
+    EXPECT_EQ(1, h) << (fibers ? "fibers" : "loop");
+  }
+}
+
+TEST(SimExecutor, DeviceAssertionIsAStickyAssert) {
+  for (bool fibers : {false, true}) {
+    std::vector<int> values(256, 1);
+    values[77] = -1;
+    Device<int> v(256), checked(1);
+    ASSERT_OK(musaMemcpy(v.p, values.data(), 256 * sizeof(int), musaMemcpyHostToDevice));
+    ASSERT_OK(musaMemset(checked.p, 0, sizeof(int)));
+    musaStream_t s;
+    ASSERT_OK(musaStreamCreate(&s));
+    const musaError_t launched =
+        fibers ? synced<assert_non_negative>(d1(1), d1(256), 0, s, v.p, checked.p)
+               : plain<assert_non_negative>(d1(1), d1(256), 0, s, v.p, checked.p);
+    EXPECT_TRUE(launched == musaSuccess || launched == musaErrorAssert) << launched;
+    EXPECT_EQ(musaErrorAssert, musaStreamSynchronize(s));
+    EXPECT_EQ(musaErrorAssert, musaDeviceSynchronize());
+    EXPECT_EQ(musaErrorAssert, musaGetLastError());
+    EXPECT_EQ(musaErrorAssert, musaGetLastError()) << "sticky";
     musaStreamDestroy(s);
     ASSERT_OK(musaDeviceReset());
     (void)musaGetLastError();

@@ -1,0 +1,262 @@
+// Indexing kernels of a training step: arange, gather (which index_select and the embedding's
+// forward are), the embedding's gradient and the NLL loss with its gradient. Indices are checked
+// on the device (TORCHADA_DEVICE_ASSERT), as PyTorch's kernels check them.
+#include "memory.cuh"
+#include "portable.cuh"
+#include "training.h"
+
+#include <type_traits>
+
+namespace torchada::TORCHADA_KERNELS_NS {
+namespace {
+
+using memory::load;
+using memory::store;
+using training::Compute;
+using training::Kind;
+
+constexpr int kThreads = 256;
+
+unsigned blocks_for(int64_t n, int64_t per_block = kThreads) {
+  const int64_t b = (n + per_block - 1) / per_block;
+  return static_cast<unsigned>(b < 65535 * 32 ? (b < 1 ? 1 : b) : 65535 * 32);
+}
+
+__device__ __forceinline__ int64_t load_index(const char* p, bool index32, int64_t i) {
+  return index32 ? reinterpret_cast<const int32_t*>(p)[i] : reinterpret_cast<const int64_t*>(p)[i];
+}
+
+// ---- arange ---------------------------------------------------------------------------------
+
+template <class T>
+__global__ void arange_kernel(TORCHADA_PARAM(training::Arange) a) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int esize = memory::size_of(a.kind);
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+       i += stride) {
+    T v;
+    if constexpr (std::is_integral_v<T>)
+      v = a.istart + a.istep * i;
+    else
+      v = static_cast<T>(a.start) + static_cast<T>(a.step) * static_cast<T>(i);
+    store<T>(a.out + i * esize, a.kind, v);
+  }
+}
+
+// ---- gather ---------------------------------------------------------------------------------
+
+template <int Size>
+struct Bytes {
+  unsigned char b[Size];
+};
+
+template <int Size>
+__global__ void gather_kernel(TORCHADA_PARAM(training::Gather) g) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < g.numel;
+       i += stride) {
+    int64_t rest = i, out_off = 0, self_off = 0, index_off = 0, along = 0;
+    for (int d = g.ndim - 1; d >= 0; --d) {
+      const int64_t c = rest % g.sizes[d];
+      rest /= g.sizes[d];
+      out_off += c * g.out_strides[d];
+      index_off += c * g.index_strides[d];
+      if (d != g.dim) self_off += c * g.self_strides[d];
+    }
+    along = load_index(g.index, g.index32, index_off);
+    TORCHADA_DEVICE_ASSERT(along >= 0 && along < g.self_dim_size);
+    self_off += along * g.self_strides[g.dim];
+    reinterpret_cast<Bytes<Size>*>(g.out)[out_off] =
+        reinterpret_cast<const Bytes<Size>*>(g.self)[self_off];
+  }
+}
+
+// ---- the embedding's gradient ---------------------------------------------------------------
+
+// Thread (column, part) owns the rows r of the accumulator with r % parts == part in its column:
+// no two threads write one element, and each adds its rows' gradients in the order of the
+// indices (deterministic, unlike atomics).
+template <class T>
+__global__ void embedding_backward_kernel(TORCHADA_PARAM(training::EmbeddingBackward) e,
+                                          int64_t parts) {
+  const int64_t col = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t part = blockIdx.y;
+  if (col >= e.dim) return;
+  T* acc = static_cast<T*>(e.acc);
+  const int esize = memory::size_of(e.grad_kind);
+  for (int64_t i = 0; i < e.n; ++i) {
+    const int64_t r = load_index(e.indices, e.index32, i);
+    if (r == e.padding_idx || r % parts != part) continue;
+    TORCHADA_DEVICE_ASSERT(r >= 0 && r < e.num_weights);
+    acc[r * e.dim + col] +=
+        load<T>(e.grad + (i * e.grad_row_stride + col * e.grad_col_stride) * esize, e.grad_kind);
+  }
+}
+
+// ---- NLL loss ---------------------------------------------------------------------------------
+
+template <class T>
+__device__ __forceinline__ T class_weight(const training::NllLoss& l, int64_t t) {
+  return l.weight ? load<T>(l.weight + t * memory::size_of(l.kind), l.kind) : T(1);
+}
+
+// reduction none: one thread per row.
+template <class T>
+__global__ void nll_loss_rows_kernel(TORCHADA_PARAM(training::NllLoss) l) {
+  const int esize = memory::size_of(l.kind);
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < l.batch;
+       i += stride) {
+    const int64_t t = load_index(l.target, l.target32, i * l.target_stride);
+    T loss = T(0);
+    if (t != l.ignore_index) {
+      TORCHADA_DEVICE_ASSERT(t >= 0 && t < l.classes);
+      loss = -load<T>(l.input + (i * l.in_row_stride + t * l.in_col_stride) * esize, l.kind) *
+             class_weight<T>(l, t);
+    }
+    store<T>(l.out + i * l.out_stride * esize, l.kind, loss);
+  }
+}
+
+// Sum or mean: one block, its threads striding over the rows, then a tree (fixed order).
+template <class T>
+__global__ void nll_loss_reduce_kernel(TORCHADA_PARAM(training::NllLoss) l) {
+  __shared__ T loss_part[kThreads];
+  __shared__ T weight_part[kThreads];
+  const int esize = memory::size_of(l.kind);
+  T loss = T(0), weight = T(0);
+  for (int64_t i = threadIdx.x; i < l.batch; i += blockDim.x) {
+    const int64_t t = load_index(l.target, l.target32, i * l.target_stride);
+    if (t == l.ignore_index) continue;
+    TORCHADA_DEVICE_ASSERT(t >= 0 && t < l.classes);
+    const T w = class_weight<T>(l, t);
+    loss -= load<T>(l.input + (i * l.in_row_stride + t * l.in_col_stride) * esize, l.kind) * w;
+    weight += w;
+  }
+  loss_part[threadIdx.x] = loss;
+  weight_part[threadIdx.x] = weight;
+  __syncthreads();
+  for (int s = kThreads / 2; s > 0; s >>= 1) {
+    if (static_cast<int>(threadIdx.x) < s) {
+      loss_part[threadIdx.x] += loss_part[threadIdx.x + s];
+      weight_part[threadIdx.x] += weight_part[threadIdx.x + s];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    const T total = loss_part[0], tw = weight_part[0];
+    store<T>(l.out, l.kind, l.reduction == 1 ? total / tw : total);
+    store<T>(l.total_weight, l.kind, tw);
+  }
+}
+
+// grad_input[i, target[i]] = -weight[target[i]] * grad (zeros elsewhere: the caller's).
+template <class T>
+__global__ void nll_loss_backward_kernel(TORCHADA_PARAM(training::NllLoss) l) {
+  const int esize = memory::size_of(l.kind);
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < l.batch;
+       i += stride) {
+    const int64_t t = load_index(l.target, l.target32, i * l.target_stride);
+    if (t == l.ignore_index) continue;
+    TORCHADA_DEVICE_ASSERT(t >= 0 && t < l.classes);
+    T g = l.reduction == 0 ? load<T>(l.grad_output + i * l.grad_output_stride * esize, l.kind)
+                           : load<T>(l.grad_output, l.kind);
+    if (l.reduction == 1) g /= load<T>(l.total_weight, l.kind);
+    store<T>(l.out + (i * l.out_stride + t * l.out_col_stride) * esize, l.kind,
+             -class_weight<T>(l, t) * g);
+  }
+}
+
+// Launches kernel<float>, kernel<double> or kernel<int64_t>(arg) as `c` says.
+#define TORCHADA_LAUNCH_BY_COMPUTE(c, grid, block, s, kernel, arg)      \
+  do {                                                                  \
+    switch (c) {                                                        \
+      case Compute::kFloat:                                             \
+        TORCHADA_LAUNCH_PLAIN(grid, block, 0, s, kernel<float>)(arg);   \
+        break;                                                          \
+      case Compute::kDouble:                                            \
+        TORCHADA_LAUNCH_PLAIN(grid, block, 0, s, kernel<double>)(arg);  \
+        break;                                                          \
+      case Compute::kInt64:                                             \
+        TORCHADA_LAUNCH_PLAIN(grid, block, 0, s, kernel<int64_t>)(arg); \
+        break;                                                          \
+    }                                                                   \
+  } while (0)
+
+Compute floating(Kind k) { return k == Kind::kFloat64 ? Compute::kDouble : Compute::kFloat; }
+
+}  // namespace
+
+const char* arange(const training::Arange& a, void* stream) {
+  if (a.n == 0) return nullptr;
+  auto s = static_cast<gpuStream_t>(stream);
+  TORCHADA_LAUNCH_BY_COMPUTE(a.compute, blocks_for(a.n), kThreads, s, arange_kernel, a);
+  return last_error();
+}
+
+const char* gather(const training::Gather& g, void* stream) {
+  if (g.numel == 0) return nullptr;
+  if (g.ndim < 1 || g.ndim > training::Gather::kMaxDims) return "gather: unsupported rank";
+  auto s = static_cast<gpuStream_t>(stream);
+  const unsigned grid = blocks_for(g.numel);
+  switch (g.elem_size) {
+    case 1:
+      TORCHADA_LAUNCH_PLAIN(grid, kThreads, 0, s, gather_kernel<1>)(g);
+      break;
+    case 2:
+      TORCHADA_LAUNCH_PLAIN(grid, kThreads, 0, s, gather_kernel<2>)(g);
+      break;
+    case 4:
+      TORCHADA_LAUNCH_PLAIN(grid, kThreads, 0, s, gather_kernel<4>)(g);
+      break;
+    case 8:
+      TORCHADA_LAUNCH_PLAIN(grid, kThreads, 0, s, gather_kernel<8>)(g);
+      break;
+    default:
+      return "gather: unsupported element size";
+  }
+  return last_error();
+}
+
+const char* embedding_backward(const training::EmbeddingBackward& e, void* stream) {
+  if (e.n == 0 || e.dim == 0) return nullptr;
+  const int64_t parts = e.num_weights < 16 ? (e.num_weights < 1 ? 1 : e.num_weights) : 16;
+  const dim3 grid(blocks_for(e.dim, 128), static_cast<unsigned>(parts));
+  auto s = static_cast<gpuStream_t>(stream);
+  if (e.acc_double)
+    TORCHADA_LAUNCH_PLAIN(grid, 128, 0, s, embedding_backward_kernel<double>)(e, parts);
+  else
+    TORCHADA_LAUNCH_PLAIN(grid, 128, 0, s, embedding_backward_kernel<float>)(e, parts);
+  return last_error();
+}
+
+const char* nll_loss_forward(const training::NllLoss& l, void* stream) {
+  auto s = static_cast<gpuStream_t>(stream);
+  const Compute c = floating(l.kind);
+  if (l.reduction == 0) {
+    if (l.batch == 0) return nullptr;
+    if (c == Compute::kDouble)
+      TORCHADA_LAUNCH_PLAIN(blocks_for(l.batch), kThreads, 0, s, nll_loss_rows_kernel<double>)(l);
+    else
+      TORCHADA_LAUNCH_PLAIN(blocks_for(l.batch), kThreads, 0, s, nll_loss_rows_kernel<float>)(l);
+    return last_error();
+  }
+  if (c == Compute::kDouble)
+    TORCHADA_LAUNCH(1, kThreads, 0, s, nll_loss_reduce_kernel<double>)(l);
+  else
+    TORCHADA_LAUNCH(1, kThreads, 0, s, nll_loss_reduce_kernel<float>)(l);
+  return last_error();
+}
+
+const char* nll_loss_backward(const training::NllLoss& l, void* stream) {
+  if (l.batch == 0) return nullptr;
+  auto s = static_cast<gpuStream_t>(stream);
+  if (floating(l.kind) == Compute::kDouble)
+    TORCHADA_LAUNCH_PLAIN(blocks_for(l.batch), kThreads, 0, s, nll_loss_backward_kernel<double>)(l);
+  else
+    TORCHADA_LAUNCH_PLAIN(blocks_for(l.batch), kThreads, 0, s, nll_loss_backward_kernel<float>)(l);
+  return last_error();
+}
+
+}  // namespace torchada::TORCHADA_KERNELS_NS
