@@ -4,6 +4,7 @@
 #include "graph.h"
 #include "driver_hooks.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <algorithm>
 #include <cstring>
@@ -142,26 +143,53 @@ musaError_t free_kind(void* p, AllocKind kind, AllocKind alt) {
 
 enum class Side { Host, Device, Any };
 
-// Span of a pitched region starting at ptr+pos.
+// A span or offset whose arithmetic overflowed: larger than any allocation, refused by every check.
+constexpr size_t kOverflow = SIZE_MAX;
+
+// a * b + c, or kOverflow.
+size_t mul_add(size_t a, size_t b, size_t c) {
+  size_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r) || __builtin_add_overflow(r, c, &r)) return kOverflow;
+  return r;
+}
+
+// Whether `span` bytes from `start` may be touched on side `want`.
 musaError_t check_side(const void* start, size_t span, Side want, bool* pageable) {
+  if (span == kOverflow) return musaErrorInvalidValue;
   Alloc a;
   const bool known = lookup(start, &a);
   *pageable = !known;
   if (want == Side::Device && !known) return musaErrorInvalidValue;
   if (want == Side::Host && known && a.kind == AllocKind::Device) return musaErrorInvalidValue;
-  if (known && reinterpret_cast<uintptr_t>(start) + span > a.base + a.size)
-    return musaErrorInvalidValue;
+  if (known && !inside(a, reinterpret_cast<uintptr_t>(start), span)) return musaErrorInvalidValue;
   return musaSuccess;
 }
 
+// Bytes a pitched region of extent e spans from its first byte (kOverflow when that overflows).
 size_t span_of(const musaPitchedPtr& p, const musaExtent& e) {
   if (e.width == 0 || e.height == 0 || e.depth == 0) return 0;
-  return (e.depth - 1) * p.pitch * p.ysize + (e.height - 1) * p.pitch + e.width;
+  const size_t slice = mul_add(p.pitch, p.ysize, 0);
+  const size_t rows = mul_add(e.height - 1, p.pitch, e.width);
+  if (slice == kOverflow || rows == kOverflow) return kOverflow;
+  return mul_add(e.depth - 1, slice, rows);
+}
+
+// The offset of pos in a pitched region (kOverflow when that overflows).
+size_t offset_of(const musaPitchedPtr& p, const musaPos& pos) {
+  const size_t slice = mul_add(p.pitch, p.ysize, 0);
+  const size_t in_slice = mul_add(pos.y, p.pitch, pos.x);
+  if (slice == kOverflow || in_slice == kOverflow) return kOverflow;
+  return mul_add(pos.z, slice, in_slice);
 }
 
 const unsigned char* start_of(const musaPitchedPtr& p, const musaPos& pos) {
-  return static_cast<const unsigned char*>(p.ptr) + pos.z * p.pitch * p.ysize + pos.y * p.pitch +
-         pos.x;
+  return static_cast<const unsigned char*>(p.ptr) + offset_of(p, pos);
+}
+
+// Whether ptr + offset_of(pos) stays in the address space.
+bool start_ok(const musaPitchedPtr& p, const musaPos& pos) {
+  const size_t off = offset_of(p, pos);
+  return off != kOverflow && off <= UINTPTR_MAX - reinterpret_cast<uintptr_t>(p.ptr);
 }
 
 bool src_pageable(const musaMemcpy3DParms& p) {
@@ -206,11 +234,14 @@ musaError_t validate_copy(const musaMemcpy3DParms& p) {
   const musaExtent& e = p.extent;
   if (e.width == 0 || e.height == 0 || e.depth == 0) return musaSuccess;
   if (p.srcPtr.ptr == nullptr || p.dstPtr.ptr == nullptr) return musaErrorInvalidValue;
+  if (!start_ok(p.srcPtr, p.srcPos) || !start_ok(p.dstPtr, p.dstPos)) return musaErrorInvalidValue;
+  // Rows wider than the pitch (overflow-safe: pitch - x < width).
   if ((e.height > 1 || e.depth > 1) &&
-      (p.srcPtr.pitch < p.srcPos.x + e.width || p.dstPtr.pitch < p.dstPos.x + e.width))
+      (p.srcPtr.pitch < p.srcPos.x || p.srcPtr.pitch - p.srcPos.x < e.width ||
+       p.dstPtr.pitch < p.dstPos.x || p.dstPtr.pitch - p.dstPos.x < e.width))
     return musaErrorInvalidPitchValue;
-  if (e.depth > 1 &&
-      (p.srcPtr.ysize < p.srcPos.y + e.height || p.dstPtr.ysize < p.dstPos.y + e.height))
+  if (e.depth > 1 && (p.srcPtr.ysize < p.srcPos.y || p.srcPtr.ysize - p.srcPos.y < e.height ||
+                      p.dstPtr.ysize < p.dstPos.y || p.dstPtr.ysize - p.dstPos.y < e.height))
     return musaErrorInvalidValue;
   Side src = Side::Any, dst = Side::Any;
   switch (p.kind) {
@@ -254,13 +285,15 @@ musaError_t validate_memset(const MemsetDesc& m) {
   if (m.elem != 1 && m.elem != 2 && m.elem != 4) return musaErrorInvalidValue;
   if (m.width == 0 || m.height == 0 || m.depth == 0) return musaSuccess;
   if (m.dst == nullptr) return musaErrorInvalidValue;
-  const size_t row = m.width * m.elem;
+  const size_t row = mul_add(m.width, m.elem, 0);
+  if (row == kOverflow) return musaErrorInvalidValue;
   if ((m.height > 1 || m.depth > 1) && m.pitch < row) return musaErrorInvalidPitchValue;
-  if (m.depth > 1 && m.slice < m.pitch * m.height) return musaErrorInvalidValue;
-  const size_t span = (m.depth - 1) * m.slice + (m.height - 1) * m.pitch + row;
+  if (m.depth > 1 && m.slice < mul_add(m.pitch, m.height, 0)) return musaErrorInvalidValue;
+  const size_t rows = mul_add(m.height - 1, m.pitch, row);
+  const size_t span = rows == kOverflow ? kOverflow : mul_add(m.depth - 1, m.slice, rows);
   Alloc a;
   if (!lookup(m.dst, &a)) return musaErrorInvalidValue;
-  if (reinterpret_cast<uintptr_t>(m.dst) + span > a.base + a.size) return musaErrorInvalidValue;
+  if (!inside(a, reinterpret_cast<uintptr_t>(m.dst), span)) return musaErrorInvalidValue;
   return musaSuccess;
 }
 
@@ -709,7 +742,7 @@ std::map<std::pair<unsigned long long, uintptr_t>, Hints>& hints() {
 musaError_t managed_range(const void* p, size_t count, Alloc* a) {
   if (p == nullptr || count == 0) return musaErrorInvalidValue;
   if (!lookup(p, a) || a->kind != AllocKind::Managed) return musaErrorInvalidValue;
-  if (reinterpret_cast<uintptr_t>(p) + count > a->base + a->size) return musaErrorInvalidValue;
+  if (!inside(*a, reinterpret_cast<uintptr_t>(p), count)) return musaErrorInvalidValue;
   return musaSuccess;
 }
 

@@ -117,6 +117,14 @@ struct Alloc {
   unsigned long long id = 0;  // unique over the process's life (set by the registry)
 };
 
+// Whether [start, start + span) lies inside `a`: overflow-safe, so that a span near SIZE_MAX or
+// one that wraps the address space never passes.
+inline bool inside(const Alloc& a, uintptr_t start, size_t span) {
+  if (start < a.base) return false;
+  const uintptr_t offset = start - a.base;
+  return offset <= a.size && span <= a.size - offset;
+}
+
 class Registry {
  public:
   bool find(const void* p, Alloc* out);

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -240,6 +241,42 @@ TEST(SimMemory, TwoAndThreeDimensionalCopies) {
   for (unsigned char c : vol) EXPECT_EQ(1, c);
   ASSERT_OK(musaFree(d));
   ASSERT_OK(musaFree(pp.ptr));
+  musaGetLastError();
+}
+
+// Sizes near SIZE_MAX and spans that wrap the address space are refused, never performed, and
+// the allocation next to the one named stays intact.
+TEST(SimMemory, SpansThatOverflowAreRefused) {
+  unsigned char *a = nullptr, *b = nullptr;
+  ASSERT_OK(musaMalloc(reinterpret_cast<void**>(&a), 4096));
+  ASSERT_OK(musaMalloc(reinterpret_cast<void**>(&b), 4096));
+  ASSERT_OK(musaMemset(b, 0x5a, 4096));
+  std::vector<unsigned char> host(64, 1);
+  const size_t huge = SIZE_MAX - 16;
+  EXPECT_EQ(musaErrorInvalidValue, musaMemset(a + 100, 0, huge));
+  EXPECT_EQ(musaErrorInvalidValue, musaMemsetAsync(a + 100, 0, SIZE_MAX, nullptr));
+  EXPECT_EQ(musaErrorInvalidValue, musaMemcpy(a + 100, host.data(), huge, musaMemcpyHostToDevice));
+  EXPECT_EQ(musaErrorInvalidValue, musaMemcpy(host.data(), a + 4000, huge, musaMemcpyDefault));
+  EXPECT_EQ(musaErrorInvalidValue, musaMemcpy(a, a + 8, SIZE_MAX, musaMemcpyDeviceToDevice));
+  // 2D: a height whose span wraps; 3D: a position whose offset wraps.
+  EXPECT_EQ(musaErrorInvalidValue, musaMemset2D(a, 64, 0, 64, SIZE_MAX / 32));
+  EXPECT_EQ(musaErrorInvalidValue,
+            musaMemcpy2D(a, 64, host.data(), 64, 64, SIZE_MAX / 32, musaMemcpyHostToDevice));
+  musaMemcpy3DParms p{};
+  p.srcPtr = musaPitchedPtr{host.data(), 64, 64, 1};
+  p.dstPtr = musaPitchedPtr{a, 64, 64, 1};
+  p.dstPos = musaPos{0, 0, SIZE_MAX / 2};
+  p.extent = musaExtent{8, 1, 1};
+  p.kind = musaMemcpyHostToDevice;
+  EXPECT_EQ(musaErrorInvalidValue, musaMemcpy3D(&p));
+  // One byte past the end still fails; the exact end still works.
+  EXPECT_EQ(musaErrorInvalidValue, musaMemset(a + 4000, 0, 97));
+  EXPECT_OK(musaMemset(a + 4000, 0, 96));
+  std::vector<unsigned char> check(4096);
+  ASSERT_OK(musaMemcpy(check.data(), b, 4096, musaMemcpyDeviceToHost));
+  for (unsigned char c : check) ASSERT_EQ(0x5a, c) << "the neighbouring allocation changed";
+  ASSERT_OK(musaFree(a));
+  ASSERT_OK(musaFree(b));
   musaGetLastError();
 }
 
