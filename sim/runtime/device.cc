@@ -7,6 +7,8 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,20 +32,66 @@ void atfork_child() {
   g_init_mu.unlock();
 }
 
+// A whole-number setting in [lo, hi]; a malformed or out-of-range value is a warning naming the
+// variable and what is used instead, never a silent default.
 long env_long(const char* name, long def, long lo, long hi) {
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return def;
   char* end = nullptr;
-  long x = std::strtol(v, &end, 10);
-  if (end == v || *end != '\0' || x < lo || x > hi) return def;
+  errno = 0;
+  const long x = std::strtol(v, &end, 10);
+  if (end == v || *end != '\0' || errno != 0 || x < lo || x > hi) {
+    std::fprintf(stderr,
+                 "[torchada sim] warning: %s=%s is not a whole number in [%ld, %ld]; using %ld\n",
+                 name, v, lo, hi, def);
+    return def;
+  }
   return x;
+}
+
+// Bytes of host memory this process may use: MemTotal, or the cgroup's limit when lower.
+unsigned long long host_memory_bytes() {
+  unsigned long long total = 0;
+  if (FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      unsigned long long kb = 0;
+      if (std::sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
+        total = kb << 10;
+        break;
+      }
+    }
+    std::fclose(f);
+  }
+  for (const char* path : {"/sys/fs/cgroup/memory.max",                       // cgroup v2
+                           "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {  // v1
+    if (FILE* f = std::fopen(path, "r")) {
+      unsigned long long limit = 0;
+      if (std::fscanf(f, "%llu", &limit) == 1 && limit > 0 && (total == 0 || limit < total))
+        total = limit;
+      std::fclose(f);
+    }
+  }
+  return total;
+}
+
+// The default memory of each simulated device: an MTT S4000's 48 GiB, but never more than the
+// host can back (half of its memory, shared by the devices), so that a caching allocator growing
+// into the device never brings the out-of-memory killer instead of cudaErrorMemoryAllocation.
+long default_memory_mb(int devices) {
+  constexpr long kCardMb = 49152;
+  const unsigned long long host = host_memory_bytes();
+  if (host == 0) return kCardMb;
+  const long share = static_cast<long>((host / 2 / static_cast<unsigned long long>(devices)) >> 20);
+  return std::max(256L, std::min(kCardMb, share));
 }
 
 Runtime* create_runtime() {
   auto r = std::make_unique<Runtime>();
   r->generation = g_generation.load();
   r->device_count = static_cast<int>(env_long("TORCHADA_SIM_DEVICES", 1, 1, 16));
-  const size_t mb = static_cast<size_t>(env_long("TORCHADA_SIM_MEMORY_MB", 49152, 1, 1L << 24));
+  const size_t mb = static_cast<size_t>(
+      env_long("TORCHADA_SIM_MEMORY_MB", default_memory_mb(r->device_count), 1, 1L << 24));
   for (int i = 0; i < r->device_count; ++i) {
     auto d = std::make_unique<Device>();
     d->ordinal = i;

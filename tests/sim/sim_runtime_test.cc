@@ -705,6 +705,50 @@ TEST(SimFork, ChildStartsClean) {
   musaGetLastError();
 }
 
+// In a fresh runtime (a forked child: the simulator starts again there): without
+// TORCHADA_SIM_MEMORY_MB a device offers at most half the host's memory (shared by the devices)
+// and at most an MTT S4000's 48 GiB; malformed settings fall back to the default with a warning.
+TEST(SimSettings, DefaultMemoryFitsTheHostAndMalformedValuesAreNamed) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "TSan cannot start threads in the child of a multi-threaded fork";
+#endif
+  unsigned long long mem_total = 0;
+  {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    unsigned long long kb = 0;
+    while (meminfo >> key >> kb)
+      if (key == "MemTotal:") mem_total = kb << 10;
+  }
+  ASSERT_GT(mem_total, 0u);
+  int pipe_fd[2];
+  ASSERT_EQ(0, pipe(pipe_fd));
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    dup2(pipe_fd[1], 2);  // the warnings, for the parent to read
+    unsetenv("TORCHADA_SIM_MEMORY_MB");
+    setenv("TORCHADA_SIM_DEVICES", "two", 1);
+    int n = 0;
+    size_t free_b = 0, total = 0;
+    int code = 0;
+    if (musaGetDeviceCount(&n) != musaSuccess || n != 1) code = 1;
+    if (musaMemGetInfo(&free_b, &total) != musaSuccess) code = 2;
+    if (total > mem_total / 2 || total > (49152ull << 20) || total < (256ull << 20)) code = 3;
+    _exit(code);
+  }
+  close(pipe_fd[1]);
+  std::string err;
+  char buf[512];
+  for (ssize_t k; (k = read(pipe_fd[0], buf, sizeof buf)) > 0;) err.append(buf, k);
+  close(pipe_fd[0]);
+  int status = 0;
+  ASSERT_EQ(pid, waitpid(pid, &status, 0));
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(0, WEXITSTATUS(status)) << err;
+  EXPECT_NE(std::string::npos, err.find("TORCHADA_SIM_DEVICES=two")) << err;
+}
+
 TEST(SimThreads, ManyThreadsCopyOnTheirOwnStreams) {
   constexpr int kThreads = 8;
   std::atomic<int> failures{0};
