@@ -56,7 +56,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     t_fault_address = info != nullptr ? info->si_addr : nullptr;
     sigjmp_buf* jump = t_fault_jump;
     t_fault_jump = nullptr;
-    siglongjmp(*jump, 1);
+    siglongjmp(*jump, t_trap_message != nullptr ? 2 : 1);
   }
   // Not kernel code: the handler installed before ours (Python's faulthandler, a sanitizer), or
   // the default action, which the faulting instruction meets again on return.
@@ -75,13 +75,14 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   }
 }
 
-// A failed device-side assertion (musaSimThread::trap): leaves the block as a fault does.
+// A failed device-side assertion (musaSimThread::trap): leaves the block exactly as a memory
+// fault does, through the fault handler (which runs on its own stack, so that the sanitizers'
+// view of the fiber and thread stacks stays right), marked as an assertion.
 void trap(musaSimThread*, const char* message) {
-  sigjmp_buf* jump = t_fault_jump;
-  if (jump == nullptr) std::abort();  // kernel code outside a launch: nothing to end
+  if (t_fault_jump == nullptr) std::abort();  // kernel code outside a launch: nothing to end
   t_trap_message = message;
-  t_fault_jump = nullptr;
-  siglongjmp(*jump, 2);
+  raise(SIGSEGV);
+  std::abort();  // not reached: the handler jumps back to the block's launcher
 }
 
 void install_fault_handler() {
@@ -354,12 +355,14 @@ void run_blocks(Job& job) {
         // again.
         t_fault_jump = nullptr;
         Fiber::resume_thread_after_jump(worker().scheduler);
+        const char* assertion = t_trap_message;
+        t_trap_message = nullptr;
         if (jumped == 2) {
           note_error(job, musaErrorAssert);
           std::fprintf(stderr,
                        "[torchada sim] kernel %s: device-side assertion failed in block %llu: %s "
                        "(musaErrorAssert)\n",
-                       job.k->name.c_str(), i, t_trap_message ? t_trap_message : "");
+                       job.k->name.c_str(), i, assertion ? assertion : "");
         } else {
           note_error(job, musaErrorIllegalAddress);
           std::fprintf(stderr,
@@ -499,7 +502,8 @@ struct Pending {
 void run_pending(void* p) {
   auto* w = static_cast<Pending*>(p);
   w->result = run_kernel(*w->launch);
-  if (w->result != musaSuccess && w->result != musaErrorIllegalAddress)
+  if (w->result != musaSuccess && w->result != musaErrorIllegalAddress &&
+      w->result != musaErrorAssert)
     std::fprintf(stderr, "[torchada sim] kernel %s: launch failed (%s)\n", w->launch->name.c_str(),
                  w->result == musaErrorLaunchFailure
                      ? "barrier misuse: threads waiting at different barriers, or a barrier in "
