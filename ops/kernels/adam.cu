@@ -17,25 +17,44 @@ using memory::store;
 using training::Adam;
 using training::Compute;
 
-template <class T>
+// Element loads and stores: plain for float tensors (the common case), converting otherwise.
+template <class T, bool Float>
+__device__ __forceinline__ T get(const char* p, training::Kind k) {
+  if constexpr (Float)
+    return static_cast<T>(*reinterpret_cast<const float*>(p));
+  else
+    return load<T>(p, k);
+}
+template <class T, bool Float>
+__device__ __forceinline__ void put(char* p, training::Kind k, T v) {
+  if constexpr (Float)
+    *reinterpret_cast<float*>(p) = static_cast<float>(v);
+  else
+    store<T>(p, k, v);
+}
+
+template <class T, bool Float>
 __global__ void adam_kernel(TORCHADA_PARAM(Adam) a) {
   if (a.found_inf && *a.found_inf == 1.f) return;
+  // Per thread, not per element: the step count and the learning rate live on the device.
   const double lr = a.lr_ptr ? static_cast<double>(*a.lr_ptr) : a.lr;
   const double step = static_cast<double>(*a.step);
   const T bias_correction1 = static_cast<T>(1 - std::pow(a.beta1, step));
   const T bias_correction2_sqrt = static_cast<T>(std::sqrt(1 - std::pow(a.beta2, step)));
+  const T step_size = lr / bias_correction1;
+  const double grad_scale = a.grad_scale ? static_cast<double>(*a.grad_scale) : 1.0;
   const int es = memory::size_of(a.kind);
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
        i += stride) {
     const int64_t off = i * es;
-    T param = load<T>(a.param + off, a.kind);
-    T grad = load<T>(a.grad + off, a.kind);
-    if (a.grad_scale) grad /= static_cast<double>(*a.grad_scale);
+    T param = get<T, Float>(a.param + off, a.kind);
+    T grad = get<T, Float>(a.grad + off, a.kind);
+    if (a.grad_scale) grad /= grad_scale;
     const T grad_to_store = grad;
     if (a.maximize) grad = -grad;
-    T exp_avg = load<T>(a.exp_avg + off, a.kind);
-    T exp_avg_sq = load<T>(a.exp_avg_sq + off, a.kind);
+    T exp_avg = get<T, Float>(a.exp_avg + off, a.kind);
+    T exp_avg_sq = get<T, Float>(a.exp_avg_sq + off, a.kind);
     if (a.weight_decay != 0) {
       if (a.adamw)
         param -= lr * a.weight_decay * param;
@@ -44,21 +63,27 @@ __global__ void adam_kernel(TORCHADA_PARAM(Adam) a) {
     }
     exp_avg = a.beta1 * exp_avg + (1 - a.beta1) * grad;
     exp_avg_sq = a.beta2 * exp_avg_sq + (1 - a.beta2) * grad * grad;
-    const T step_size = lr / bias_correction1;
     T second = exp_avg_sq;
     if (a.amsgrad) {
-      const T previous = load<T>(a.max_exp_avg_sq + off, a.kind);
+      const T previous = get<T, Float>(a.max_exp_avg_sq + off, a.kind);
       second = previous > exp_avg_sq ? previous : exp_avg_sq;
-      store<T>(a.max_exp_avg_sq + off, a.kind, second);
+      put<T, Float>(a.max_exp_avg_sq + off, a.kind, second);
     }
     const T denom = (std::sqrt(second) / bias_correction2_sqrt) + a.eps;
     param -= step_size * exp_avg / denom;
-    store<T>(a.param + off, a.kind, param);
-    if (a.grad_scale) store<T>(a.grad + off, a.kind, grad_to_store);
-    store<T>(a.exp_avg + off, a.kind, exp_avg);
-    store<T>(a.exp_avg_sq + off, a.kind, exp_avg_sq);
+    put<T, Float>(a.param + off, a.kind, param);
+    if (a.grad_scale) put<T, Float>(a.grad + off, a.kind, grad_to_store);
+    put<T, Float>(a.exp_avg + off, a.kind, exp_avg);
+    put<T, Float>(a.exp_avg_sq + off, a.kind, exp_avg_sq);
   }
 }
+
+// Elements per thread (at least): the bias corrections cost two pow() a thread.
+#if defined(TORCHADA_KERNELS_HOST)
+constexpr int64_t kPerThread = 64;
+#else
+constexpr int64_t kPerThread = 8;
+#endif
 
 }  // namespace
 
@@ -66,13 +91,15 @@ const char* adam_step(const Adam& a, void* stream) {
   if (a.n == 0) return nullptr;
   if (a.compute == Compute::kInt64) return "adam: integral compute type";
   auto s = static_cast<gpuStream_t>(stream);
-  int64_t blocks = (a.n + 255) / 256;
+  int64_t blocks = (a.n + 256 * kPerThread - 1) / (256 * kPerThread);
   if (blocks > 65535) blocks = 65535;
   const unsigned grid = static_cast<unsigned>(blocks);
   if (a.compute == Compute::kDouble)
-    TORCHADA_LAUNCH_PLAIN(grid, 256, 0, s, adam_kernel<double>)(a);
+    TORCHADA_LAUNCH_PLAIN(grid, 256, 0, s, adam_kernel<double, false>)(a);
+  else if (a.kind == training::Kind::kFloat32)
+    TORCHADA_LAUNCH_PLAIN(grid, 256, 0, s, adam_kernel<float, true>)(a);
   else
-    TORCHADA_LAUNCH_PLAIN(grid, 256, 0, s, adam_kernel<float>)(a);
+    TORCHADA_LAUNCH_PLAIN(grid, 256, 0, s, adam_kernel<float, false>)(a);
   return last_error();
 }
 

@@ -4,9 +4,11 @@
 // the kernel maps a linear index to each operand's offset, converts loads to the compute type,
 // applies the functor and converts the result to the output's type.
 //
-// Work split: a block covers kItems * blockDim.x consecutive elements, thread t the elements
-// t, t + blockDim.x, ... of them (coalesced on a GPU; on the simulator, where a block's threads
-// run one after the other, the block's tile stays in the CPU's cache).
+// Work split: a block covers kItems * blockDim.x consecutive elements. On a GPU thread t takes the
+// elements t, t + blockDim.x, ... of them (coalesced). On the simulator, where a block's threads
+// run one after the other on one core, thread t takes a run of kItems consecutive elements, and a
+// strided launch advances its operands' offsets along the fastest dimension instead of dividing
+// the index for every element.
 #include "elementwise.h"
 #include "memory.cuh"
 #include "portable.cuh"
@@ -25,7 +27,11 @@ using elementwise::Op;
 using memory::load;
 using memory::store;
 
+#if defined(TORCHADA_KERNELS_HOST)
+constexpr int kItems = 64;
+#else
 constexpr int kItems = 4;
+#endif
 constexpr int kThreads = 256;
 
 template <class T>
@@ -366,24 +372,9 @@ __device__ __forceinline__ S native_input(const Args& a, int k, int64_t offset) 
   return *reinterpret_cast<const S*>(a.data[k] + offset);
 }
 
-template <class T, class R, class F, Access M>
-__device__ __forceinline__ void apply(const Args& a, const F& f, int64_t i) {
-  constexpr bool Dense = M == Access::kDense;
-  if constexpr (Dense) {
-    static_assert(std::is_same_v<R, std::remove_cv_t<decltype(call(f, T()))>>,
-                  "ResultOf<> disagrees with the functor's result");
-    R* out = reinterpret_cast<R*>(a.data[0]);
-    if constexpr (F::kArity == 0)
-      out[i] = f();
-    else if constexpr (F::kArity == 1)
-      out[i] = f(dense_input<T>(a, 1, i));
-    else if constexpr (F::kArity == 2)
-      out[i] = f(dense_input<T>(a, 1, i), dense_input<T>(a, 2, i));
-    else
-      out[i] = f(dense_input<T>(a, 1, i), dense_input<T>(a, 2, i), dense_input<T>(a, 3, i));
-    return;
-  }
-  int64_t off[Args::kMaxOperands] = {};
+// Each operand's byte offset of element i of a strided launch.
+__device__ __forceinline__ void offsets_of(const Args& a, int64_t i, int64_t* off) {
+  for (int k = 0; k < a.noperands; ++k) off[k] = 0;
   if (a.contiguous) {
     for (int k = 0; k < a.noperands; ++k) off[k] = i * a.strides[k][0];
   } else if (a.index32) {
@@ -404,6 +395,11 @@ __device__ __forceinline__ void apply(const Args& a, const F& f, int64_t i) {
       for (int k = 0; k < a.noperands; ++k) off[k] += idx * a.strides[k][d];
     }
   }
+}
+
+// The functor at the operands' offsets `off` (a strided launch).
+template <class T, class R, class F, Access M>
+__device__ __forceinline__ void apply_at(const Args& a, const F& f, const int64_t* off) {
   if constexpr (M == Access::kNative) {
     R* out = reinterpret_cast<R*>(a.data[0] + off[0]);
     if constexpr (F::kArity == 0)
@@ -427,8 +423,51 @@ __device__ __forceinline__ void apply(const Args& a, const F& f, int64_t i) {
   }
 }
 
+// The functor at element i.
+template <class T, class R, class F, Access M>
+__device__ __forceinline__ void apply(const Args& a, const F& f, int64_t i) {
+  if constexpr (M == Access::kDense) {
+    static_assert(std::is_same_v<R, std::remove_cv_t<decltype(call(f, T()))>>,
+                  "ResultOf<> disagrees with the functor's result");
+    R* out = reinterpret_cast<R*>(a.data[0]);
+    if constexpr (F::kArity == 0)
+      out[i] = f();
+    else if constexpr (F::kArity == 1)
+      out[i] = f(dense_input<T>(a, 1, i));
+    else if constexpr (F::kArity == 2)
+      out[i] = f(dense_input<T>(a, 1, i), dense_input<T>(a, 2, i));
+    else
+      out[i] = f(dense_input<T>(a, 1, i), dense_input<T>(a, 2, i), dense_input<T>(a, 3, i));
+  } else {
+    int64_t off[Args::kMaxOperands];
+    offsets_of(a, i, off);
+    apply_at<T, R, F, M>(a, f, off);
+  }
+}
+
 template <class T, class R, class F, Access M>
 __global__ void elementwise_kernel(TORCHADA_PARAM(Args) a, F f) {
+#if defined(TORCHADA_KERNELS_HOST)
+  const int64_t first = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * kItems;
+  const int64_t last = first + kItems < a.numel ? first + kItems : a.numel;
+  if (M == Access::kDense || a.contiguous || a.ndim == 0) {
+    for (int64_t i = first; i < last; ++i) apply<T, R, F, M>(a, f, i);
+    return;
+  }
+  if (first >= last) return;
+  int64_t off[Args::kMaxOperands];
+  offsets_of(a, first, off);
+  int64_t along = first % a.sizes[0];  // the index in the fastest dimension
+  for (int64_t i = first; i < last; ++i) {
+    apply_at<T, R, F, M>(a, f, off);
+    if (++along == a.sizes[0]) {
+      along = 0;
+      offsets_of(a, i + 1, off);
+    } else {
+      for (int k = 0; k < a.noperands; ++k) off[k] += a.strides[k][0];
+    }
+  }
+#else
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x * kItems + threadIdx.x;
   const int64_t step = blockDim.x;
   for (int j = 0; j < kItems; ++j) {
@@ -436,6 +475,7 @@ __global__ void elementwise_kernel(TORCHADA_PARAM(Args) a, F f) {
     if (i >= a.numel) return;
     apply<T, R, F, M>(a, f, i);
   }
+#endif
 }
 
 // The element kind a value of type S is stored in, when it has one.

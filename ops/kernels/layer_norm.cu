@@ -9,6 +9,7 @@
 // double) and rounded once into the result's type.
 #include "memory.cuh"
 #include "portable.cuh"
+#include "rows.cuh"
 #include "training.h"
 
 #include <cmath>
@@ -18,46 +19,11 @@ namespace {
 
 using memory::load;
 using memory::store;
+using rows::Row;
+using rows::row_sum;
 using training::Compute;
 using training::Kind;
 using training::LayerNorm;
-
-// The sum of v over the row's owners: the value itself for one thread, a tree over the block
-// otherwise (every thread gets the sum; blockDim.x a power of two, at most 1024).
-template <class T, bool Block>
-__device__ __forceinline__ T row_sum(T v) {
-  if constexpr (!Block) {
-    return v;
-  } else {
-    __shared__ T part[1024];
-    const int t = threadIdx.x;
-    part[t] = v;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-      if (t < s) part[t] += part[t + s];
-      __syncthreads();
-    }
-    const T total = part[0];
-    __syncthreads();  // part is reused by the next sum
-    return total;
-  }
-}
-
-template <bool Block>
-struct Row {
-  int64_t row, first, step;
-  __device__ Row() {
-    if constexpr (Block) {
-      row = blockIdx.x;
-      first = threadIdx.x;
-      step = blockDim.x;
-    } else {
-      row = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-      first = 0;
-      step = 1;
-    }
-  }
-};
 
 template <class T>
 __device__ __forceinline__ T reciprocal_sqrt(T v) {
@@ -147,20 +113,9 @@ __global__ void backward_params_kernel(TORCHADA_PARAM(LayerNorm) l) {
   if (l.grad_bias) store<T>(l.grad_bias + j * ps, l.param_kind, db);
 }
 
-// Per-block rows where a GPU profits from them: long rows. The simulator runs every row on one
-// thread (its "threads" share a core; a barrier would cost more than the row).
-bool per_block(const LayerNorm& l) {
-#if defined(TORCHADA_KERNELS_HOST)
-  (void)l;
-  return false;
-#else
-  return l.cols >= 512 || l.rows < 64;
-#endif
-}
-
 template <class T>
 const char* launch_rows(const LayerNorm& l, bool backward, gpuStream_t s) {
-  if (per_block(l)) {
+  if (rows::per_block(l.rows, l.cols)) {
     const int threads = block_threads(l.cols);
     const dim3 grid(static_cast<unsigned>(l.rows));
     if (backward)

@@ -103,6 +103,53 @@ struct LayerNorm {
   char* grad_bias = nullptr;
 };
 
+// Softmax (or log-softmax) along contiguous rows, in `compute`: forward
+// out = softmax(in * scale, masked), the attention's causal mask (column > row % rows_per_matrix:
+// PyTorch's top-left is_causal) applied when `causal`, and each row's log-sum-exp into `lse` when
+// set (float). A row whose every entry is masked (or -inf) gives zeros and a log-sum-exp of -inf.
+// Backward: grad_in = out * (grad - sum(grad * out)) (softmax) or grad - exp(out) * sum(grad)
+// (log-softmax).
+struct Softmax {
+  int64_t rows = 0, cols = 0;
+  Compute compute = Compute::kFloat;
+  Kind in_kind = Kind::kFloat32, out_kind = Kind::kFloat32;
+  bool log = false;
+  double scale = 1;
+  bool causal = false;
+  int64_t rows_per_matrix = 1;
+  const char* in = nullptr;  // forward: the input; backward: the forward's output
+  char* out = nullptr;       // forward: the result; backward: grad_input
+  float* lse = nullptr;
+  const char* grad = nullptr;  // backward: grad_output (in_kind)
+};
+
+// A 2-D convolution's geometry over a contiguous NCHW batch: input [n, channels, height, width],
+// columns [n, channels * kernel_h * kernel_w, out_h * out_w] (im2col's layout: a convolution is a
+// batched GEMM of the weight and the columns).
+struct Im2Col {
+  int64_t n = 0, channels = 0, height = 0, width = 0;
+  int64_t kernel_h = 1, kernel_w = 1, pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1;
+  int64_t dilation_h = 1, dilation_w = 1, out_h = 0, out_w = 0;
+  Kind kind = Kind::kFloat32;
+  Compute compute = Compute::kFloat;  // col2im's sums
+  const char* in = nullptr;           // im2col: the image; col2im: the columns
+  char* out = nullptr;  // im2col: the columns; col2im: the image (every element written)
+};
+
+// Max pooling over a contiguous NCHW batch ([planes = n * channels, height, width]), with the
+// index (h * width + w) of each maximum; NaN wins, as in PyTorch. Backward: grad_input from
+// grad_output and the indices, each input element summing the windows that chose it.
+struct MaxPool {
+  int64_t planes = 0, height = 0, width = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1, pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1;
+  int64_t dilation_h = 1, dilation_w = 1;
+  Kind kind = Kind::kFloat32;
+  Compute compute = Compute::kFloat;
+  const char* in = nullptr;  // forward: the input; backward: grad_output
+  char* out = nullptr;       // forward: the output; backward: grad_input
+  int64_t* indices = nullptr;
+};
+
 // One tensor's AdamW (or Adam) step, as PyTorch's fused CUDA optimizer computes it: double
 // hyper-parameters, arithmetic in `compute`.
 struct Adam {

@@ -464,8 +464,16 @@ def test_indexing_losses_and_cat_match_the_cpu(mode):
          torch.cat([a, torch.empty(0), a], 0), 0)
     same(torch.cat([a.cuda().transpose(0, 2), a.cuda().transpose(0, 2)], -1),
          torch.cat([a.transpose(0, 2), a.transpose(0, 2)], -1), 0)
+    # flip: any set of dimensions, strided and channels-last inputs.
+    x = values((3, 4, 5, 2), torch.float32)
+    for dims in ((0,), (1, 3), (-1, 0, 2)):
+        same(x.cuda().flip(dims), x.flip(dims), 0)
+        same(x.cuda().transpose(1, 2).flip(dims), x.transpose(1, 2).flip(dims), 0)
+        cl = x.cuda().contiguous(memory_format=torch.channels_last).flip(dims)
+        assert cl.is_contiguous(memory_format=torch.channels_last)
+        same(cl, x.flip(dims), 0)
     on_device("aten::arange", "aten::gather", "aten::index_select", "aten::embedding_dense_backward",
-              "aten::nll_loss_forward", "aten::nll_loss_backward", "aten::cat")
+              "aten::nll_loss_forward", "aten::nll_loss_backward", "aten::cat", "aten::flip")
     print("OK")
     """)
 
@@ -531,6 +539,18 @@ def test_attention_forward_and_backward_match_the_cpu(mode):
             yc.backward(go)
             for a, b in ((gq, cq), (gk, ck), (gv, cv)):
                 same(a.grad, b.grad, tol * 10)
+    # Grouped-query attention: 4 query heads over 2 key/value heads.
+    q, k, v = values((2, 4, 10, 8), torch.float32, -1, 1), *(values((2, 2, 10, 8), torch.float32, -1, 1) for _ in range(2))
+    gq, gk, gv = (t.cuda().requires_grad_() for t in (q, k, v))
+    cq, ck, cv = (t.clone().requires_grad_() for t in (q, k, v))
+    yg = F.scaled_dot_product_attention(gq, gk, gv, is_causal=True, enable_gqa=True)
+    yc = F.scaled_dot_product_attention(cq, ck, cv, is_causal=True, enable_gqa=True)
+    same(yg, yc.detach(), 2e-5)
+    go = values(yc.shape, torch.float32)
+    yg.backward(go.cuda())
+    yc.backward(go)
+    for a, b in ((gq, cq), (gk, ck), (gv, cv)):
+        same(a.grad, b.grad, 2e-4)
     # A boolean mask and an additive one, with a scale.
     q, k, v = (values((1, 2, 6, 4), torch.float32, -1, 1) for _ in range(3))
     mask = torch.rand(6, 6) > 0.3
@@ -556,5 +576,107 @@ def test_an_index_out_of_range_is_a_device_side_assert(mode):
         raise SystemExit("an out-of-range index was accepted")
     except RuntimeError as e:
         assert "device-side assert" in str(e), e
+    print("OK")
+    """)
+
+
+def test_convolution_pooling_and_batch_norm_match_the_cpu(mode):
+    run_ok(mode, """
+    F = torch.nn.functional
+    for dtype, tol in ((torch.float32, 2e-4), (torch.float64, 1e-10)):
+        # 2-D and 1-D convolutions: stride, padding, dilation, groups, with and without bias.
+        for xs, ws, kw in (((2, 4, 9, 7), (6, 4, 3, 3), dict(stride=1, padding=1)),
+                           ((2, 4, 9, 7), (6, 2, 3, 2), dict(stride=(2, 1), padding=(0, 1), dilation=(1, 2), groups=2)),
+                           ((3, 2, 11), (5, 2, 4), dict(stride=2, padding=2))):
+            x, w, b = values(xs, dtype), values(ws, dtype), values(ws[:1], dtype)
+            conv = F.conv2d if len(xs) == 4 else F.conv1d
+            for bias in (b, None):
+                gx, gw = x.cuda().requires_grad_(), w.cuda().requires_grad_()
+                cx, cw = x.clone().requires_grad_(), w.clone().requires_grad_()
+                gb = bias.cuda().requires_grad_() if bias is not None else None
+                cb = bias.clone().requires_grad_() if bias is not None else None
+                yg, yc = conv(gx, gw, gb, **kw), conv(cx, cw, cb, **kw)
+                same(yg, yc.detach(), tol)
+                go = values(yc.shape, dtype)
+                yg.backward(go.cuda())
+                yc.backward(go)
+                same(gx.grad, cx.grad, tol)
+                same(gw.grad, cw.grad, tol * 10)
+                if bias is not None:
+                    same(gb.grad, cb.grad, tol)
+        # Max pooling: overlapping windows, padding, dilation, ceil_mode; the indices too.
+        x = values((2, 3, 9, 8), dtype)
+        for kw in (dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                   dict(kernel_size=(3, 2), stride=1, dilation=(2, 1), ceil_mode=True)):
+            gx, cx = x.cuda().requires_grad_(), x.clone().requires_grad_()
+            (yg, ig), (yc, ic) = (F.max_pool2d(gx, return_indices=True, **kw),
+                                  F.max_pool2d(cx, return_indices=True, **kw))
+            same(yg, yc.detach(), 0)
+            same(ig, ic, 0)
+            go = values(yc.shape, dtype)
+            yg.backward(go.cuda())
+            yc.backward(go)
+            same(gx.grad, cx.grad, tol)
+        # Batch norm: training (running statistics updated) and evaluation, backward both ways.
+        for shape in ((4, 3, 5, 6), (8, 5)):
+            x = values(shape, dtype)
+            layer = torch.nn.BatchNorm2d if len(shape) == 4 else torch.nn.BatchNorm1d
+            bg, bc = layer(shape[1]).to(dtype), layer(shape[1]).to(dtype)
+            bc.load_state_dict(bg.state_dict())
+            bg = bg.cuda()
+            for train in (True, False):
+                bg.train(train)
+                bc.train(train)
+                gx, cx = x.cuda().requires_grad_(), x.clone().requires_grad_()
+                yg, yc = bg(gx), bc(cx)
+                same(yg, yc.detach(), tol * 10)
+                go = values(shape, dtype)
+                yg.backward(go.cuda())
+                yc.backward(go)
+                same(gx.grad, cx.grad, tol * 10)
+                same(bg.weight.grad, bc.weight.grad, tol * 10)
+                same(bg.bias.grad, bc.bias.grad, tol * 10)
+                same(bg.running_mean, bc.running_mean, tol)
+                same(bg.running_var, bc.running_var, tol)
+                bg.zero_grad()
+                bc.zero_grad()
+    on_device("aten::convolution", "aten::convolution_backward", "aten::max_pool2d_with_indices",
+              "aten::max_pool2d_with_indices_backward", "aten::native_batch_norm",
+              "aten::native_batch_norm_backward")
+    print("OK")
+    """)
+
+
+def test_recurrent_cells_and_dropout_match_the_cpu(mode):
+    run_ok(mode, """
+    for dtype, tol in ((torch.float32, 2e-5), (torch.float64, 1e-10)):
+        for cls in (torch.nn.LSTM, torch.nn.GRU):
+            for bias in (True, False):
+                torch.manual_seed(1)
+                cpu = cls(5, 7, num_layers=2, bias=bias, batch_first=True).to(dtype)
+                dev = cls(5, 7, num_layers=2, bias=bias, batch_first=True).to(dtype)
+                dev.load_state_dict(cpu.state_dict())
+                dev = dev.cuda()
+                x = values((3, 6, 5), dtype)
+                gx, cx = x.cuda().requires_grad_(), x.clone().requires_grad_()
+                (yg, _), (yc, _) = dev(gx), cpu(cx)
+                same(yg, yc.detach(), tol)
+                go = values(yc.shape, dtype)
+                yg.backward(go.cuda())
+                yc.backward(go)
+                same(gx.grad, cx.grad, tol * 10)
+                for (n, pg), (_, pc) in zip(dev.named_parameters(), cpu.named_parameters()):
+                    same(pg.grad, pc.grad, tol * 10)
+    # Dropout: evaluation mode is the identity; the backward applies the mask and the scale.
+    x = values((4, 6), torch.float32).cuda()
+    same(torch.nn.functional.dropout(x, 0.5, training=False), x.cpu(), 0)
+    out, mask = torch.ops.aten.native_dropout(x, 0.25, False)
+    assert bool(mask.all()), mask
+    mask = torch.rand(4, 6) > 0.5
+    grad = values((4, 6), torch.float32)
+    same(torch.ops.aten.native_dropout_backward(grad.cuda(), mask.cuda(), 2.0), grad * mask * 2.0, 0)
+    on_device("aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_lstm_cell_backward_impl",
+              "aten::_thnn_fused_gru_cell", "aten::_thnn_fused_gru_cell_backward",
+              "aten::native_dropout_backward")
     print("OK")
     """)

@@ -144,6 +144,9 @@ c10::DataPtr take_device_block(c10::StorageImpl* s, c10::Device device);
 // Results copied into CUDA memory so far (host_exec.cpp): fresh results and reallocated out=
 // buffers that were not taken as they are.
 uint64_t copied_results();
+// Bytes copy mode has moved between device and host so far, both directions (host_exec.cpp):
+// what the bridge costs in PCIe traffic on a GPU. 0 in direct mode.
+uint64_t moved_bytes();
 
 // scaled_dot_product_attention on CUDA tensors (sdpa.cpp): replaces the CUDA attention choice and
 // registers the CUDA kernels of the overrideable fused-attention pair, which run their device

@@ -64,11 +64,13 @@ struct Wrapped {
 void noop_delete(void*) {}
 
 std::atomic<uint64_t> g_copied_results{0};
+std::atomic<uint64_t> g_moved_bytes{0};
 
 // Host <-> device copies of copy mode, on the current stream, waited for.
 void copy_bytes(void* dst, const void* src, size_t n, cudaMemcpyKind kind,
                 const c10::cuda::CUDAStream& stream) {
   if (n == 0) return;
+  g_moved_bytes.fetch_add(n, std::memory_order_relaxed);
   C10_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, kind, stream.stream()));
   stream.synchronize();
 }
@@ -377,6 +379,7 @@ std::optional<c10::Device> cuda_device_in(const c10::IValue& v) {
 }
 
 uint64_t copied_results() { return g_copied_results.load(std::memory_order_relaxed); }
+uint64_t moved_bytes() { return g_moved_bytes.load(std::memory_order_relaxed); }
 
 void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m) {
   HostCall(m).run(op, stack);

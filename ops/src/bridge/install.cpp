@@ -370,6 +370,9 @@ std::vector<std::string> bridge_cpu_kernels_op() { return installed().cpu_kernel
 int64_t bridge_copied_results_op() {
   return static_cast<int64_t>(torchada::ops::bridge::copied_results());
 }
+int64_t bridge_moved_bytes_op() {
+  return static_cast<int64_t>(torchada::ops::bridge::moved_bytes());
+}
 int64_t bridge_install_op(std::string_view backend) {
   const std::string b(backend);
   return torchada::ops::bridge::install(b.empty() ? nullptr : b.c_str());
@@ -398,4 +401,7 @@ TORCH_LIBRARY_FRAGMENT(torchada, m) {
   // Fresh results (and out= buffers a CPU kernel reallocated) copied into CUDA memory so far; in
   // direct mode they are taken as they are instead, so this stays 0 there.
   m.def("bridge_copied_results() -> int", &bridge_copied_results_op);
+  // Bytes the copy mode has moved between device and host so far (both directions; 0 in direct
+  // mode): the PCIe traffic the bridged operators cost on a GPU.
+  m.def("bridge_moved_bytes() -> int", &bridge_moved_bytes_op);
 }

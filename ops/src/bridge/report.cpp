@@ -112,6 +112,8 @@ void print_report() {
     if (r.path.rfind("bridge-", 0) == 0) ++bridged;
   log("warn", "%zu operator(s) ran on the bridge (%s mode); per operator and path:", bridged,
       mode_name(mode()));
+  if (mode() == Mode::kCopy)
+    log("warn", "copy mode moved %.3f MB between device and host", 1e-6 * moved_bytes());
   log("warn", "  %-52s %-14s %10s %12s %10s", "operator", "path", "calls", "total ms", "mean us");
   for (const auto& r : rows)
     log("warn", "  %-52s %-14s %10llu %12.3f %10.2f", r.op.c_str(), r.path.c_str(),
@@ -133,8 +135,9 @@ void at_exit() {
   if (bridged)
     log("warn",
         "%zu operator(s) ran on the CPU through the kernel bridge (copy mode: two copies per "
-        "call); TORCHADA_STATS=1 or torch.ops.torchada.bridge_report() lists them",
-        bridged);
+        "call, %.3f MB moved); TORCHADA_STATS=1 or torch.ops.torchada.bridge_report() lists "
+        "them",
+        bridged, 1e-6 * moved_bytes());
 }
 }  // namespace
 

@@ -11,6 +11,7 @@
 //                     (kernels/indexing.cu)
 //   training.cpp      layer norm and the fused Adam / AdamW step (kernels/layer_norm.cu, adam.cu)
 //   attention.cpp     the overrideable fused-attention pair sdpa.cpp routes attention to
+//   vision.cpp        convolution (im2col + GEMM), max pooling, batch norm (kernels/vision.cu)
 //   registry.cpp      which operators, checked against this PyTorch's schemas; availability
 //
 // The bridge (src/bridge/kernel.cpp) calls an operator's device kernel first; a kernel that does
@@ -35,7 +36,9 @@ struct NotServed final : std::exception {
 struct Kernel {
   std::string op;  // "aten::add.Tensor"
   c10::KernelFunction fn;
-  c10::FunctionSchema (*schema)();  // the C++ signature's, compared with the operator's
+  // The C++ signature's, compared with the operator's; nullptr for a boxed kernel, which takes
+  // any signature.
+  c10::FunctionSchema (*schema)();
 };
 
 // Every operator the device kernels serve, by file.
@@ -45,6 +48,9 @@ std::vector<Kernel> composite_kernels();
 std::vector<Kernel> indexing_kernels();
 std::vector<Kernel> training_kernels();
 std::vector<Kernel> attention_kernels();
+std::vector<Kernel> vision_kernels();
+// Every _foreach_ operator of this PyTorch that has no kernel of its own above (composite.cpp).
+std::vector<Kernel> foreach_kernels();
 
 // Whether device kernels can serve this process: the simulator's executor runs their host build
 // (backend "sim"), or a MUSA build of them runs on the GPU (backend "musa", built with mcc).

@@ -160,8 +160,7 @@ void launch(at::TensorIteratorBase& it, Op op, at::ScalarType dtype, const Const
   if (!device) throw NotServed();
   c10::DeviceGuard guard(*device);
   void* stream = c10::cuda::getCurrentCUDAStream(device->index()).stream();
-  const char* err = TORCHADA_KERNEL(elementwise_launch)(op, *compute, a, stream);
-  TORCH_CHECK(err == nullptr, "torchada device kernel (elementwise): ", err);
+  check_launch("elementwise", TORCHADA_KERNEL(elementwise_launch)(op, *compute, a, stream));
 }
 
 // Only real dtypes reach a meta function of ours: anything else takes the bridge's path before

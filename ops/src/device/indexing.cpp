@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
+#include <ATen/WrapDimUtilsMulti.h>
 #include <ATen/core/Reduction.h>
 #include <ATen/native/Resize.h>
 #include <ATen/native/TypeProperties.h>
@@ -27,14 +28,6 @@ namespace {
 
 using training::Compute;
 
-void* current_stream(const at::Tensor& t) {
-  return c10::cuda::getCurrentCUDAStream(t.device().index()).stream();
-}
-
-void check_launch(const char* what, const char* err) {
-  TORCH_CHECK(err == nullptr, "torchada device kernel (", what, "): ", err);
-}
-
 // A strided CUDA tensor of a dtype the kernels have (NotServed otherwise: the bridge's path).
 void require(const at::Tensor& t) {
   if (!t.defined() || !t.is_cuda() || t.layout() != at::kStrided || !kind_of(t.scalar_type()))
@@ -43,9 +36,6 @@ void require(const at::Tensor& t) {
 void require_index(const at::Tensor& t) {
   require(t);
   if (t.scalar_type() != at::kLong && t.scalar_type() != at::kInt) throw NotServed();
-}
-Compute floating_compute(at::ScalarType t) {
-  return t == at::kDouble ? Compute::kDouble : Compute::kFloat;
 }
 
 // ---- arange ---------------------------------------------------------------------------------
@@ -65,7 +55,7 @@ at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at:
     TORCH_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
                 "upper bound and larger bound inconsistent with step sign");
     const int64_t sgn = (st > 0) - (st < 0);
-    size_d = std::ceil(static_cast<double>(e - s + st - sgn) / static_cast<double>(st));
+    size_d = static_cast<double>((e - s + st - sgn) / st);  // integer division, as PyTorch
   } else {
     const double s = integral ? static_cast<double>(start.to<int64_t>())
                               : (type == at::kDouble ? start.to<double>() : start.to<float>());
@@ -387,6 +377,44 @@ at::Tensor cat(at::TensorList tensors, int64_t dim) {
   return out;
 }
 
+// ---- flip ---------------------------------------------------------------------------------
+
+// A copy whose source walks the flipped dimensions backwards: the elementwise engine's copy with
+// the source's first element at the flipped end and those strides negated.
+at::Tensor flip(const at::Tensor& self, at::IntArrayRef dims) {
+  require(self);
+  if (self.dim() > elementwise::Args::kMaxDims) throw NotServed();
+  c10::OptionalDeviceGuard g(at::device_of(self));
+  const auto flipped = at::dim_list_to_bitset(dims, self.dim());  // PyTorch's checks
+  at::Tensor out = at::empty_like(self, at::MemoryFormat::Preserve);
+  if (self.numel() == 0) return out;
+  const int64_t es = static_cast<int64_t>(self.element_size());
+  elementwise::Args a;
+  a.ndim = static_cast<int>(self.dim());
+  a.noperands = 2;
+  a.numel = self.numel();
+  a.contiguous = false;
+  const char* src = static_cast<const char*>(self.const_data_ptr());
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    const int k = static_cast<int>(self.dim() - 1 - d);  // dimension 0 varies fastest
+    a.sizes[k] = self.size(d);
+    a.strides[0][k] = out.stride(d) * es;
+    a.strides[1][k] = self.stride(d) * es;
+    if (flipped[d]) {
+      src += (self.size(d) - 1) * self.stride(d) * es;
+      a.strides[1][k] = -a.strides[1][k];
+    }
+  }
+  a.data[0] = static_cast<char*>(out.data_ptr());
+  a.data[1] = const_cast<char*>(src);
+  a.kind[0] = a.kind[1] = *kind_of(self.scalar_type());
+  const auto compute = compute_of(self.scalar_type());
+  if (!compute) throw NotServed();
+  check_launch("flip", TORCHADA_KERNEL(elementwise_launch)(elementwise::Op::kCopy, *compute, a,
+                                                           current_stream(self)));
+  return out;
+}
+
 }  // namespace
 
 std::vector<Kernel> indexing_kernels() {
@@ -400,6 +428,7 @@ std::vector<Kernel> indexing_kernels() {
   v.push_back(kernel<&nll_loss_forward>("aten::nll_loss_forward"));
   v.push_back(kernel<&nll_loss_backward>("aten::nll_loss_backward"));
   v.push_back(kernel<&cat>("aten::cat"));
+  v.push_back(kernel<&flip>("aten::flip"));
   return v;
 }
 

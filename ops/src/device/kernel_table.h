@@ -63,6 +63,52 @@ inline std::optional<elementwise::Compute> compute_of(at::ScalarType t) {
   }
 }
 
+// Softmax (log: log-softmax) along the last dimension of contiguous `in` into contiguous `out`
+// (kernels/softmax.cu), of `in * scale`; causal_rows > 0: the attention's causal mask over
+// matrices of that many rows; lse: each row's log-sum-exp (float, contiguous) when defined.
+void softmax_rows(const at::Tensor& in, const at::Tensor& out, bool log, double scale = 1,
+                  int64_t causal_rows = 0, const at::Tensor& lse = {});
+// Its backward: grad_input from contiguous grad and output of one dtype.
+void softmax_rows_backward(const at::Tensor& grad, const at::Tensor& output,
+                           const at::Tensor& grad_input, bool log);
+
+// ---- what every host side of a kernel needs --------------------------------------------------
+
+// The current stream of t's device, as a launcher takes it.
+void* current_stream(const at::Tensor& t);
+
+// A launcher's answer: nullptr, or its error as PyTorch's error.
+inline void check_launch(const char* what, const char* err) {
+  TORCH_CHECK(err == nullptr, "torchada device kernel (", what, "): ", err);
+}
+
+// A strided CUDA tensor of a floating dtype the kernels compute (float, double, half, bfloat16).
+inline bool floating_cuda(const at::Tensor& t) {
+  return t.defined() && t.is_cuda() && t.layout() == at::kStrided &&
+         (t.scalar_type() == at::kFloat || t.scalar_type() == at::kDouble ||
+          t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16);
+}
+
+// PyTorch's accumulation type on CUDA: float for half and bfloat16, the type itself otherwise.
+inline at::ScalarType accumulation(at::ScalarType t) {
+  return t == at::kHalf || t == at::kBFloat16 ? at::kFloat : t;
+}
+
+// The kernels' compute type of a floating dtype: double for double, float otherwise.
+inline elementwise::Compute floating_compute(at::ScalarType t) {
+  return t == at::kDouble ? elementwise::Compute::kDouble : elementwise::Compute::kFloat;
+}
+
+// An optional tensor argument that is there and defined, or nullptr.
+inline const at::Tensor* present(const std::optional<at::Tensor>& t) {
+  return t && t->defined() ? &*t : nullptr;
+}
+
+// A tensor's data for a launcher (nullptr for an undefined tensor).
+inline char* data(const at::Tensor& t) {
+  return t.defined() ? static_cast<char*>(t.data_ptr()) : nullptr;
+}
+
 // The device kernel of `op` from an unboxed function whose signature is the schema's.
 template <auto F>
 Kernel kernel(const char* op) {

@@ -90,8 +90,7 @@ void launch(at::TensorIteratorBase& it, Op op, bool with_index, double c0 = 0, d
   const at::Device device = it.device(in);
   c10::DeviceGuard guard(device);
   void* stream = c10::cuda::getCurrentCUDAStream(device.index()).stream();
-  const char* err = TORCHADA_KERNEL(reduce_launch)(op, *compute, a, stream);
-  TORCH_CHECK(err == nullptr, "torchada device kernel (reduce): ", err);
+  check_launch("reduce", TORCHADA_KERNEL(reduce_launch)(op, *compute, a, stream));
 }
 
 void require_real(const at::Tensor& self) {

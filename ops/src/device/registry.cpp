@@ -47,7 +47,8 @@ std::vector<Kernel> kernels_for_install() {
   auto& d = c10::Dispatcher::singleton();
   std::vector<Kernel> all = elementwise_kernels();
   for (Kernel& k : reduce_kernels()) all.push_back(std::move(k));
-  for (auto* list : {&composite_kernels, &indexing_kernels, &training_kernels, &attention_kernels})
+  for (auto* list : {&composite_kernels, &indexing_kernels, &training_kernels, &attention_kernels,
+                     &vision_kernels, &foreach_kernels})
     for (Kernel& k : list()) all.push_back(std::move(k));
   for (Kernel& k : all) {
     const auto dot = k.op.find('.');
@@ -55,6 +56,10 @@ std::vector<Kernel> kernels_for_install() {
     const std::string overload = dot == std::string::npos ? "" : k.op.substr(dot + 1);
     auto op = d.findOp(c10::OperatorName(name, overload));
     if (!op || !op->hasSchema()) continue;  // not in this PyTorch
+    if (k.schema == nullptr) {              // boxed: takes the operator's own signature
+      out.push_back(std::move(k));
+      continue;
+    }
     const auto difference = c10::findSchemaDifferences(k.schema(), op->schema());
     if (difference) {
       bridge::log("warn",

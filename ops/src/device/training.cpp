@@ -1,6 +1,7 @@
 // Fused operators of a training step on the device: layer norm and its backward
-// (kernels/layer_norm.cu) and the fused Adam / AdamW step (kernels/adam.cu), with the checks
-// PyTorch's CUDA operators make first.
+// (kernels/layer_norm.cu), the fused Adam / AdamW step (kernels/adam.cu), with the checks
+// PyTorch's CUDA operators make first; the fused LSTM and GRU cells and dropout's deterministic
+// parts, composed of the elementwise engine.
 #include <ATen/ATen.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/cuda/CUDAStream.h>
@@ -16,23 +17,6 @@ namespace torchada::ops::device {
 namespace {
 
 using training::Compute;
-
-void* current_stream(const at::Tensor& t) {
-  return c10::cuda::getCurrentCUDAStream(t.device().index()).stream();
-}
-
-bool floating_cuda(const at::Tensor& t) {
-  return t.defined() && t.is_cuda() && t.layout() == at::kStrided &&
-         (t.scalar_type() == at::kFloat || t.scalar_type() == at::kDouble ||
-          t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16);
-}
-const at::Tensor* present(const std::optional<at::Tensor>& t) {
-  return t && t->defined() ? &*t : nullptr;
-}
-at::ScalarType accumulation(at::ScalarType t) {
-  return t == at::kHalf || t == at::kBFloat16 ? at::kFloat : t;
-}
-char* data(const at::Tensor& t) { return t.defined() ? static_cast<char*>(t.data_ptr()) : nullptr; }
 
 // ---- layer norm ---------------------------------------------------------------------------
 
@@ -113,8 +97,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm(const at::Tensor& inpu
     l.output = data(y);
     l.mean = data(mean);
     l.rstd = data(rstd);
-    const char* err = TORCHADA_KERNEL(layer_norm_forward)(l, current_stream(x));
-    TORCH_CHECK(err == nullptr, "torchada device kernel (layer_norm): ", err);
+    check_launch("layer_norm", TORCHADA_KERNEL(layer_norm_forward)(l, current_stream(x)));
   } else if (s.rows > 0) {
     mean.fill_(std::numeric_limits<double>::quiet_NaN());
     rstd.fill_(std::numeric_limits<double>::quiet_NaN());
@@ -150,8 +133,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(
     l.grad_input = data(dx);
     l.grad_weight = data(dw);
     l.grad_bias = data(db);
-    const char* err = TORCHADA_KERNEL(layer_norm_backward)(l, current_stream(x));
-    TORCH_CHECK(err == nullptr, "torchada device kernel (layer_norm_backward): ", err);
+    check_launch("layer_norm_backward", TORCHADA_KERNEL(layer_norm_backward)(l, current_stream(x)));
   }
   return {dx, dw, db};
 }
@@ -219,8 +201,7 @@ void fused_adam_step(at::TensorList params, at::TensorList grads, at::TensorList
     a.amsgrad = amsgrad;
     a.maximize = maximize;
     a.adamw = AdamW;
-    const char* err = TORCHADA_KERNEL(adam_step)(a, stream);
-    TORCH_CHECK(err == nullptr, "torchada device kernel (fused adam): ", err);
+    check_launch("fused adam", TORCHADA_KERNEL(adam_step)(a, stream));
   }
 }
 
@@ -250,6 +231,121 @@ void fused_adam_tensor_lr(at::TensorList params, at::TensorList grads, at::Tenso
                          weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
 }
 
+// ---- recurrent cells ------------------------------------------------------------------------
+// The fused LSTM and GRU cells nn.LSTM / nn.GRU run on CUDA without cuDNN, composed of the
+// elementwise engine in the accumulation type; the workspace keeps what PyTorch's CUDA kernels
+// keep (the activated gates), so either side's backward can take the other's forward.
+
+void require_cell(std::initializer_list<const at::Tensor*> ts) {
+  for (const at::Tensor* t : ts)
+    if (t && !floating_cuda(*t)) throw NotServed();
+}
+
+// Gates plus their biases, in the accumulation type, split into `n` chunks along dimension 1.
+std::vector<at::Tensor> gate_chunks(const at::Tensor& gates, const at::Tensor* bias, int64_t n) {
+  at::Tensor g = gates.to(accumulation(gates.scalar_type()));
+  if (bias) g = g + bias->to(g.scalar_type());
+  return g.chunk(n, 1);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_cell(
+    const at::Tensor& input_gates, const at::Tensor& hidden_gates, const at::Tensor& cx,
+    const std::optional<at::Tensor>& input_bias, const std::optional<at::Tensor>& hidden_bias) {
+  const at::Tensor *ib = present(input_bias), *hb = present(hidden_bias);
+  require_cell({&input_gates, &hidden_gates, &cx, ib, hb});
+  c10::OptionalDeviceGuard g(at::device_of(cx));
+  const auto in = gate_chunks(input_gates, ib, 4), hid = gate_chunks(hidden_gates, hb, 4);
+  const at::Tensor i = at::sigmoid(in[0] + hid[0]), f = at::sigmoid(in[1] + hid[1]);
+  const at::Tensor c = at::tanh(in[2] + hid[2]), o = at::sigmoid(in[3] + hid[3]);
+  const auto type = input_gates.scalar_type();
+  const at::Tensor cy = f * cx.to(i.scalar_type()) + i * c;
+  const at::Tensor hy = o * at::tanh(cy);
+  return {hy.to(type), cy.to(type), at::cat({i, f, c, o}, 1).to(type)};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_cell_backward(
+    const std::optional<at::Tensor>& grad_hy_opt, const std::optional<at::Tensor>& grad_cy_opt,
+    const at::Tensor& cx, const at::Tensor& cy, const at::Tensor& workspace, bool has_bias) {
+  const at::Tensor *grad_hy = present(grad_hy_opt), *grad_cy = present(grad_cy_opt);
+  require_cell({grad_hy, grad_cy, &cx, &cy, &workspace});
+  if (!grad_hy && !grad_cy) throw NotServed();
+  c10::OptionalDeviceGuard g(at::device_of(cx));
+  const auto type = workspace.scalar_type(), acc = accumulation(type);
+  const auto gates = workspace.to(acc).chunk(4, 1);
+  const at::Tensor &i = gates[0], &f = gates[1], &c = gates[2], &o = gates[3];
+  const at::Tensor tanh_cy = at::tanh(cy.to(acc));
+  at::Tensor gcx = at::zeros_like(tanh_cy), go = at::zeros_like(tanh_cy);
+  if (grad_hy) {
+    const at::Tensor gh = grad_hy->to(acc);
+    gcx = gh * o * (1 - tanh_cy * tanh_cy);
+    go = gh * tanh_cy * o * (1 - o);
+  }
+  if (grad_cy) gcx = gcx + grad_cy->to(acc);
+  const at::Tensor gi = gcx * c * i * (1 - i), gf = gcx * cx.to(acc) * f * (1 - f);
+  const at::Tensor gc = gcx * i * (1 - c * c);
+  const at::Tensor grad_gates = at::cat({gi, gf, gc, go}, 1);
+  at::Tensor grad_bias = has_bias ? grad_gates.sum(0).to(type) : at::Tensor();
+  return {grad_gates.to(type), (gcx * f).to(cx.scalar_type()), grad_bias};
+}
+
+std::tuple<at::Tensor, at::Tensor> gru_cell(const at::Tensor& input_gates,
+                                            const at::Tensor& hidden_gates, const at::Tensor& hx,
+                                            const std::optional<at::Tensor>& input_bias,
+                                            const std::optional<at::Tensor>& hidden_bias) {
+  const at::Tensor *ib = present(input_bias), *hb = present(hidden_bias);
+  require_cell({&input_gates, &hidden_gates, &hx, ib, hb});
+  c10::OptionalDeviceGuard g(at::device_of(hx));
+  const auto in = gate_chunks(input_gates, ib, 3), hid = gate_chunks(hidden_gates, hb, 3);
+  const at::Tensor r = at::sigmoid(in[0] + hid[0]), z = at::sigmoid(in[1] + hid[1]);
+  const at::Tensor& hn = hid[2];
+  const at::Tensor n = at::tanh(in[2] + r * hn);
+  const at::Tensor h = hx.to(r.scalar_type());
+  const at::Tensor hy = n + z * (h - n);
+  const auto type = input_gates.scalar_type();
+  return {hy.to(type), at::cat({r, z, n, hn, h}, 1).to(type)};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> gru_cell_backward(
+    const at::Tensor& grad_hy, const at::Tensor& workspace, bool has_bias) {
+  require_cell({&grad_hy, &workspace});
+  c10::OptionalDeviceGuard g(at::device_of(grad_hy));
+  const auto type = workspace.scalar_type(), acc = accumulation(type);
+  const auto w = workspace.to(acc).chunk(5, 1);
+  const at::Tensor &r = w[0], &z = w[1], &n = w[2], &hn = w[3], &hx = w[4];
+  const at::Tensor go = grad_hy.to(acc);
+  const at::Tensor gz = go * (hx - n) * (1 - z) * z;
+  const at::Tensor ghx = go * z;
+  const at::Tensor gn = go * (1 - z) * (1 - n * n);
+  const at::Tensor ghn = gn * r;
+  const at::Tensor gr = gn * hn * (1 - r) * r;
+  const at::Tensor grad_input = at::cat({gr, gz, gn}, 1), grad_hidden = at::cat({gr, gz, ghn}, 1);
+  at::Tensor bi, bh;
+  if (has_bias) {
+    bi = grad_input.sum(0).to(type);
+    bh = grad_hidden.sum(0).to(type);
+  }
+  return {grad_input.to(type), grad_hidden.to(type), ghx.to(grad_hy.scalar_type()), bi, bh};
+}
+
+// ---- dropout's deterministic parts ------------------------------------------------------------
+// Drawing the mask is random (the bridge's, with the generator's state); evaluation mode and the
+// backward are not.
+
+std::tuple<at::Tensor, at::Tensor> dropout(const at::Tensor& input, double p,
+                                           std::optional<bool> train) {
+  if (!floating_cuda(input) || !train.has_value() || *train) throw NotServed();
+  (void)p;
+  c10::OptionalDeviceGuard g(at::device_of(input));
+  return {input.clone(), at::ones_like(input, input.options().dtype(at::kBool))};
+}
+
+at::Tensor dropout_backward(const at::Tensor& grad_output, const at::Tensor& mask, double scale) {
+  if (!floating_cuda(grad_output) || !mask.is_cuda() || mask.scalar_type() != at::kBool)
+    throw NotServed();
+  c10::OptionalDeviceGuard g(at::device_of(grad_output));
+  return grad_output * mask * scale;
+}
+
 }  // namespace
 
 std::vector<Kernel> training_kernels() {
@@ -260,6 +356,12 @@ std::vector<Kernel> training_kernels() {
   v.push_back(kernel<&fused_adam_tensor_lr<true>>("aten::_fused_adamw_.tensor_lr"));
   v.push_back(kernel<&fused_adam<false>>("aten::_fused_adam_"));
   v.push_back(kernel<&fused_adam_tensor_lr<false>>("aten::_fused_adam_.tensor_lr"));
+  v.push_back(kernel<&lstm_cell>("aten::_thnn_fused_lstm_cell"));
+  v.push_back(kernel<&lstm_cell_backward>("aten::_thnn_fused_lstm_cell_backward_impl"));
+  v.push_back(kernel<&gru_cell>("aten::_thnn_fused_gru_cell"));
+  v.push_back(kernel<&gru_cell_backward>("aten::_thnn_fused_gru_cell_backward"));
+  v.push_back(kernel<&dropout>("aten::native_dropout"));
+  v.push_back(kernel<&dropout_backward>("aten::native_dropout_backward"));
   return v;
 }
 
