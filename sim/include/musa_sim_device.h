@@ -128,7 +128,11 @@ struct Launch {
     auto* args = new Args(std::forward<A>(a)...);
     const musaError_t e = launch(&kernel, grid, block, shared, static_cast<musaStream_t>(stream),
                                  args, [](void* p) { delete static_cast<Args*>(p); });
-    if (e != musaSuccess) t_launch_error = e;
+    // A kernel's own fault (a memory fault, a failed assertion: sticky on the device) is not
+    // the launch's error: a GPU reports it at the next synchronisation, where PyTorch reports
+    // it. The return value still tells a caller that wants to know.
+    if (e != musaSuccess && e != musaErrorIllegalAddress && e != musaErrorAssert)
+      t_launch_error = e;
     return e;
   }
 };

@@ -146,7 +146,7 @@ constexpr ErrorText kErrors[] = {
     {musaErrorSetOnActiveProcess, "musaErrorSetOnActiveProcess",
      "the setting cannot change once the device is active"},
     {musaErrorContextIsDestroyed, "musaErrorContextIsDestroyed", "context is destroyed error"},
-    {musaErrorAssert, "musaErrorAssert", "assert error"},
+    {musaErrorAssert, "musaErrorAssert", "device-side assert triggered"},
     {musaErrorTooManyPeers, "musaErrorTooManyPeers", "too many peers error"},
     {musaErrorHostMemoryAlreadyRegistered, "musaErrorHostMemoryAlreadyRegistered",
      "the host memory range is already registered"},

@@ -422,9 +422,9 @@ def test_indexing_losses_and_cat_match_the_cpu(mode):
         idx = torch.randint(0, x.size(dim), (3, 4, 2))
         same(torch.gather(x.cuda(), dim, idx.cuda()), torch.gather(x, dim, idx), 0)
         for it in (torch.int64, torch.int32):
-            sel = torch.randint(0, x.size(dim), (9,)).to(it)
-            same(torch.index_select(x.cuda().transpose(0, 2), dim, sel.cuda()),
-                 torch.index_select(x.transpose(0, 2), dim, sel), 0)
+            xt = x.transpose(0, 2)
+            sel = torch.randint(0, xt.size(dim), (9,)).to(it)
+            same(torch.index_select(xt.cuda(), dim, sel.cuda()), torch.index_select(xt, dim, sel), 0)
     # Embedding forward and backward (repeated indices, padding_idx), half and float.
     for dtype in (torch.float32, torch.float16, torch.float64):
         w = values((11, 6), dtype)
