@@ -11,15 +11,16 @@ from conftest import assert_close_steps, eval_losses, losses, run_example
 ENV = {"OMP_NUM_THREADS": "1"}
 STEPS = ("--steps", "40", "--eval-every", "20")
 
-# Relative tolerance on every step's training loss and on the validation losses (fp32).
-# Convolutions, BatchNorm, pooling, dropout and the optimizer run the CPU's kernels through the
-# bridge, dropout and the flips draw from the CPU generator: the only difference from the CPU run
-# is the Linear layers' addmm (cuBLASLt on the simulator's BLAS against PyTorch's CPU GEMM), a
-# few ulps compounded over the steps. Measured worst relative error over both cases: training
-# loss 2.6e-7, validation loss 7.9e-7 (with cuBLASLt's addmm refused, when the bridge ran it on
-# the host, both were 0: bit-exact). 2e-5 is ~25x the worst, and still 4 orders below a step's
-# change in loss.
-TOL = 2e-5
+# Relative tolerances on the training losses and the validation losses (fp32). The convolutions
+# run as im2col + GEMM on the device (ops/src/device/vision.cpp), batch norm and the optimizer on
+# the device kernels; the CPU run takes oneDNN's convolutions and PyTorch's CPU kernels. The first
+# steps agree to a few ulps (measured worst over steps 1-5: 2.9e-6); SGD at a peak learning rate
+# of 0.2 through BatchNorm then doubles such a difference about every step (1.3e-5 at step 6,
+# 1e-4 at step 9, 5.8e-3 at step 25, the measured worst), which is chaos, not a wrong operator:
+# with TORCHADA_OPS_KERNELS=off (every operator on the CPU's own kernels through the bridge) the
+# same run matched to 2.6e-7. So: tight on the first steps, and the curve tracked after.
+TOL_EARLY, EARLY_STEPS = 2e-5, 5
+TOL = 3e-2
 
 _ACCURACY = re.compile(r"^eval (\d+) val_loss \S+ accuracy (\S+)", re.M)
 _BN = re.compile(r"^bn running_mean_sum (\S+) running_var_sum (\S+)", re.M)
@@ -36,22 +37,27 @@ def test_matches_cpu_step_by_step(mode, extra):
     args = STEPS + extra
     got = run_example("cnn.py", args, mode=mode, env=ENV).stdout
     want = cpu_run(args)
+    early = {s: v for s, v in losses(got).items() if s <= EARLY_STEPS}
+    early_want = {s: v for s, v in losses(want).items() if s <= EARLY_STEPS}
+    early_err = assert_close_steps(early, early_want, TOL_EARLY, "loss of an early step")
     err = assert_close_steps(losses(got), losses(want), TOL)
     val_err = assert_close_steps(eval_losses(got), eval_losses(want), TOL, "validation loss")
-    print(f"cnn.py {mode} {' '.join(extra)}: worst relative error loss {err:.3g}, "
+    print(f"cnn.py {mode} {' '.join(extra)}: worst relative error steps 1-{EARLY_STEPS} "
+          f"{early_err:.3g}, loss {err:.3g}, "
           f"validation loss {val_err:.3g}")
-    # Evaluation in eval mode (running statistics, no dropout): the same predictions, at most one
-    # of the 256 images flipped by a near-tie of two logits.
+    # Evaluation in eval mode (running statistics, no dropout): nearly the same predictions, a few
+    # of the 256 images flipped by near-ties of two logits in weights that drifted as above
+    # (measured: 1).
     acc_got, acc_want = losses(got, _ACCURACY), losses(want, _ACCURACY)
     assert sorted(acc_got) == sorted(acc_want)
     for s in acc_want:
-        assert abs(acc_got[s] - acc_want[s]) <= 1.5 / 256, (s, acc_got[s], acc_want[s])
+        assert abs(acc_got[s] - acc_want[s]) <= 5.5 / 256, (s, acc_got[s], acc_want[s])
     # BatchNorm's running statistics, updated in every training step (sums over 16 channels of
-    # values of order 0.1 to 1: an absolute tolerance).
+    # values of order 0.1 to 1: an absolute tolerance; the chaos above moves them by ~1e-2).
     bn_got, bn_want = _BN.search(got), _BN.search(want)
     assert bn_got and bn_want, got[-2000:]
     for g, w in zip(bn_got.groups(), bn_want.groups()):
-        assert abs(float(g) - float(w)) <= 1e-4, (bn_got.group(0), bn_want.group(0))
+        assert abs(float(g) - float(w)) <= 3e-2, (bn_got.group(0), bn_want.group(0))
     # It learns: 4 classes (chance 25 %, loss ln 4 = 1.39 with label smoothing 0.1).
     steps = losses(got)
     first, last = (sum(steps[s] for s in r) / 5 for r in (range(1, 6), range(36, 41)))

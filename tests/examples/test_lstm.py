@@ -2,8 +2,9 @@
 
 With cuDNN off (the bridge switches it off), nn.LSTM on CUDA runs one _thnn_fused_lstm_cell per
 layer and time step, and its _thnn_fused_lstm_cell_backward_impl: operators PyTorch implements
-only for CUDA, which the bridge gives CPU kernels (ops/src/bridge/cpu_kernels.cpp). The CPU run
-takes the unfused cell (linear, sigmoid, tanh), so both paths of nn.LSTM are compared.
+only for CUDA, which ops/ serves as device kernels (ops/src/device/training.cpp; the bridge also
+has CPU kernels for them, ops/src/bridge/cpu_kernels.cpp). The CPU run takes the unfused cell
+(linear, sigmoid, tanh), so both paths of nn.LSTM are compared.
 """
 import functools
 import re
@@ -39,9 +40,9 @@ def test_matches_cpu_step_by_step(mode, extra):
     args = STEPS + extra
     proc = run_example("lstm.py", args, mode=mode, env=dict(ENV, TORCHADA_STATS="1"))
     got = proc.stdout
-    # The bridge's table of operators (TORCHADA_STATS=1): the fused cells ran, on the host.
+    # The bridge's table of operators (TORCHADA_STATS=1): the fused cells ran, as device kernels.
     for op in ("_thnn_fused_lstm_cell", "_thnn_fused_lstm_cell_backward_impl"):
-        assert re.search(rf"aten::{op} +bridge-direct", proc.stderr), proc.stderr[-3000:]
+        assert re.search(rf"aten::{op} +device", proc.stderr), proc.stderr[-3000:]
     want = cpu_run(args)
     errs = [assert_close_steps(losses(got), losses(want), TOL),
             assert_close_steps(losses(got, _GRAD_NORM), losses(want, _GRAD_NORM), TOL,

@@ -103,8 +103,10 @@ Forward attention_forward(const at::Tensor& query, const at::Tensor& key, const 
   const int64_t groups = query.size(-3) / key.size(-3);
   const at::Tensor p = probabilities(operand(query, acc), operand(expand_heads(key, groups), acc),
                                      bias, is_causal, softmax_scale(query, scale), lse);
-  const at::Tensor out =
-      at::matmul(p, operand(expand_heads(value, groups), acc)).to(query.scalar_type());
+  // The output in the query's layout (what PyTorch's meta function gives it, which a traced graph
+  // relies on when it views the result).
+  at::Tensor out = at::empty_like(query);
+  out.copy_(at::matmul(p, operand(expand_heads(value, groups), acc)));
   const at::Tensor none = at::empty({0}, query.options());
   const at::Tensor none_long = at::empty({0}, query.options().dtype(at::kLong));
   return {out,       lse,       none, none, c10::SymInt(query.size(-2)), c10::SymInt(key.size(-2)),
@@ -133,17 +135,22 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> attention_backward(
   const at::Tensor p = probabilities(q, k, attn_bias, is_causal, sc);
   const at::Tensor dout = operand(grad_out, acc);
   at::Tensor dq, dk, dv;
-  if (mask[2])
-    dv = sum_heads(at::matmul(p.transpose(-2, -1), dout), groups).to(value.scalar_type());
+  if (mask[2]) dv = sum_heads(at::matmul(p.transpose(-2, -1), dout), groups);
   if (mask[0] || mask[1]) {
     const at::Tensor dp = at::matmul(dout, v.transpose(-2, -1)).contiguous();
     at::Tensor ds = at::empty_like(dp, at::MemoryFormat::Contiguous);
     softmax_rows_backward(dp, p, ds, /*log=*/false);
-    if (mask[0]) dq = at::matmul(ds, k).mul_(sc).to(query.scalar_type());
-    if (mask[1])
-      dk = sum_heads(at::matmul(ds.transpose(-2, -1), q).mul_(sc), groups).to(key.scalar_type());
+    if (mask[0]) dq = at::matmul(ds, k).mul_(sc);
+    if (mask[1]) dk = sum_heads(at::matmul(ds.transpose(-2, -1), q).mul_(sc), groups);
   }
-  return {dq, dk, dv, at::Tensor()};
+  // Each gradient in its input's layout, as PyTorch's meta function gives it.
+  const auto like = [](const at::Tensor& input, const at::Tensor& grad) {
+    if (!grad.defined()) return grad;
+    at::Tensor laid_out = at::empty_like(input);
+    laid_out.copy_(grad);
+    return laid_out;
+  };
+  return {like(query, dq), like(key, dk), like(value, dv), at::Tensor()};
 }
 
 }  // namespace
