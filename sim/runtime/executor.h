@@ -29,8 +29,8 @@ struct KernelLaunch {
 
 // Runs every block of `k` on this thread and the executor's helpers; returns when all are done.
 // A memory fault in the kernel returns musaErrorIllegalAddress, a failed device-side assertion
-// musaErrorAssert, each made the device's sticky error; a barrier misuse (a barrier in a kernel launched as barrier-free, threads waiting at
-// different barriers) returns musaErrorLaunchFailure.
+// musaErrorAssert, each made the device's sticky error; a barrier misuse (a barrier in a kernel
+// launched as barrier-free, threads waiting at different barriers) returns musaErrorLaunchFailure.
 musaError_t run_kernel(const KernelLaunch& k);
 
 }  // namespace sim
