@@ -25,6 +25,8 @@ EXAMPLES = {
     "gpt": ["--eval-every", "0", "--generate", "0"],
     "cnn": ["--eval-every", "0"],
     "lstm": ["--eval-every", "0"],
+    "llama": [],
+    "gan": [],
 }
 CONFIGS = {"kernels": {}, "bridge": {"TORCHADA_OPS_KERNELS": "off"}}
 
@@ -50,8 +52,12 @@ def moved_mb(example, steps, config):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--steps", type=int, default=5)
-    ap.add_argument("examples", nargs="*", default=list(EXAMPLES), choices=list(EXAMPLES))
+    ap.add_argument("examples", nargs="*", help=f"of {', '.join(EXAMPLES)} (default: all)")
     a = ap.parse_args()
+    unknown = [e for e in a.examples if e not in EXAMPLES]
+    if unknown:
+        ap.error(f"unknown example(s) {', '.join(unknown)}: choose from {', '.join(EXAMPLES)}")
+    a.examples = a.examples or list(EXAMPLES)
     print(f"copy-mode bytes per training step (({2 * a.steps} steps - {a.steps} steps) / "
           f"{a.steps}), MB")
     print(f"{'example':<10}" + "".join(f"{c:>12}" for c in CONFIGS))

@@ -366,6 +366,23 @@ def test_softmax_layer_norm_and_foreach_match_the_cpu_forward_and_backward(mode)
                 yc.backward(go)
                 for a, b2 in zip(args_g, args_c):
                     same(a.grad, b2.grad, tol * 50)
+    # RMS norm (nn.RMSNorm), with and without a weight, default and given eps.
+    for dtype in (torch.float32, torch.float64, torch.bfloat16):
+        tol = {torch.float32: 2e-5, torch.float64: 1e-10}.get(dtype, 3e-2)
+        for shape, norm in (((6, 20), (20,)), ((2, 3, 4, 5), (4, 5))):
+            x, w = values(shape, dtype), values(norm, dtype)
+            for weight, eps in ((w, None), (None, 1e-5)):
+                gx, cx = x.cuda().requires_grad_(), x.clone().requires_grad_()
+                gw = weight.cuda().requires_grad_() if weight is not None else None
+                cw = weight.clone().requires_grad_() if weight is not None else None
+                yg, yc = F.rms_norm(gx, norm, gw, eps), F.rms_norm(cx, norm, cw, eps)
+                same(yg, yc.detach(), tol * 10)
+                go = values(shape, dtype)
+                yg.backward(go.cuda())
+                yc.backward(go)
+                same(gx.grad, cx.grad, tol * 50)
+                if weight is not None:
+                    same(gw.grad, cw.grad, tol * 50)
     # Half input with float parameters (a mixed-precision model): PyTorch's CUDA kernel takes it,
     # its CPU kernel does not; computed in float, rounded once.
     x = values((6, 24), torch.float16)
@@ -393,7 +410,8 @@ def test_softmax_layer_norm_and_foreach_match_the_cpu_forward_and_backward(mode)
     same(p.grad, cp.grad, 1e-5)
     on_device("aten::_softmax", "aten::_log_softmax", "aten::_softmax_backward_data",
               "aten::_log_softmax_backward_data", "aten::native_layer_norm",
-              "aten::native_layer_norm_backward", "aten::_foreach_add_", "aten::_foreach_mul_",
+              "aten::native_layer_norm_backward", "aten::_fused_rms_norm",
+              "aten::_fused_rms_norm_backward", "aten::_foreach_add_", "aten::_foreach_mul_",
               "aten::_foreach_norm")
     print("OK")
     """)
@@ -472,8 +490,27 @@ def test_indexing_losses_and_cat_match_the_cpu(mode):
         cl = x.cuda().contiguous(memory_format=torch.channels_last).flip(dims)
         assert cl.is_contiguous(memory_format=torch.channels_last)
         same(cl, x.flip(dims), 0)
+    # Regression and binary losses: MSE (every reduction) and BCE with logits (log-sigmoid).
+    for reduction in ("none", "mean", "sum"):
+        a, b = values((5, 7), torch.float32), values((5, 7), torch.float32)
+        ga, ca = a.cuda().requires_grad_(), a.clone().requires_grad_()
+        lg, lc = F.mse_loss(ga, b.cuda(), reduction=reduction), F.mse_loss(ca, b, reduction=reduction)
+        same(lg, lc.detach(), 1e-5)
+        go = values(lc.shape, torch.float32)
+        lg.backward(go.cuda())
+        lc.backward(go)
+        same(ga.grad, ca.grad, 1e-5)
+        y = (torch.rand(5, 7) > 0.5).float()
+        ga, ca = (a * 10).cuda().requires_grad_(), (a * 10).requires_grad_()
+        lg = F.binary_cross_entropy_with_logits(ga, y.cuda(), reduction=reduction)
+        lc = F.binary_cross_entropy_with_logits(ca, y, reduction=reduction)
+        same(lg, lc.detach(), 1e-5)
+        lg.backward(go.cuda())
+        lc.backward(go)
+        same(ga.grad, ca.grad, 1e-5)
     on_device("aten::arange", "aten::gather", "aten::index_select", "aten::embedding_dense_backward",
-              "aten::nll_loss_forward", "aten::nll_loss_backward", "aten::cat", "aten::flip")
+              "aten::nll_loss_forward", "aten::nll_loss_backward", "aten::cat", "aten::flip",
+              "aten::mse_loss", "aten::mse_loss_backward")
     print("OK")
     """)
 

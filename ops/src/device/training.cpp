@@ -3,10 +3,13 @@
 // PyTorch's CUDA operators make first; the fused LSTM and GRU cells and dropout's deterministic
 // parts, composed of the elementwise engine.
 #include <ATen/ATen.h>
+#include <ATen/core/Reduction.h>
+#include <ATen/native/Resize.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
 #include <array>
+#include <limits>
 #include <vector>
 
 #include "../device_kernels.h"
@@ -136,6 +139,69 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(
     check_launch("layer_norm_backward", TORCHADA_KERNEL(layer_norm_backward)(l, current_stream(x)));
   }
   return {dx, dw, db};
+}
+
+// ---- RMS norm ---------------------------------------------------------------------------------
+// nn.RMSNorm / F.rms_norm (_fused_rms_norm and its backward), composed of the reduction and
+// elementwise engines in the accumulation type; rstd saved in that type, shaped as layer norm's.
+
+std::vector<int64_t> normalized_dims(const at::Tensor& input, at::IntArrayRef normalized_shape) {
+  std::vector<int64_t> dims;
+  for (int64_t d = input.dim() - static_cast<int64_t>(normalized_shape.size()); d < input.dim();
+       ++d)
+    dims.push_back(d);
+  return dims;
+}
+
+std::tuple<at::Tensor, at::Tensor> rms_norm(const at::Tensor& input,
+                                            at::IntArrayRef normalized_shape,
+                                            const std::optional<at::Tensor>& w,
+                                            std::optional<double> eps) {
+  const at::Tensor* weight = present(w);
+  require_params(input, weight, nullptr);
+  c10::OptionalDeviceGuard g(at::device_of(input));
+  (void)check_layer_norm(input, normalized_shape, weight, nullptr);
+  const auto acc = accumulation(input.scalar_type());
+  // PyTorch's default: the machine epsilon of the accumulation type.
+  const double e = eps ? *eps
+                       : (acc == at::kDouble ? std::numeric_limits<double>::epsilon()
+                                             : std::numeric_limits<float>::epsilon());
+  const at::Tensor x = input.to(acc);
+  const at::Tensor rstd =
+      at::rsqrt(at::mean(x * x, normalized_dims(input, normalized_shape), true) + e);
+  at::Tensor y = x * rstd;
+  if (weight) y.mul_(weight->to(acc));
+  return {y.to(input.scalar_type()), rstd};
+}
+
+std::tuple<at::Tensor, at::Tensor> rms_norm_backward(
+    const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape,
+    const at::Tensor& rstd, const std::optional<at::Tensor>& w, std::array<bool, 2> mask) {
+  const at::Tensor* weight = present(w);
+  require_params(input, weight, nullptr);
+  if (!floating_cuda(grad_out) || !floating_cuda(rstd)) throw NotServed();
+  c10::OptionalDeviceGuard g(at::device_of(input));
+  const Split s = check_layer_norm(input, normalized_shape, weight, nullptr);
+  const auto acc = accumulation(input.scalar_type());
+  const auto dims = normalized_dims(input, normalized_shape);
+  const at::Tensor dy = grad_out.to(acc);
+  const at::Tensor x_hat = input.to(acc) * rstd.to(acc);
+  at::Tensor grad_input, grad_weight;
+  if (mask[0]) {
+    const at::Tensor gw = weight ? dy * weight->to(acc) : dy;
+    grad_input =
+        (rstd.to(acc) * (gw - x_hat * at::mean(gw * x_hat, dims, true))).to(input.scalar_type());
+  }
+  if (mask[1] && weight) {
+    std::vector<int64_t> outer;
+    for (int64_t d = 0; d < input.dim() - static_cast<int64_t>(dims.size()); ++d)
+      outer.push_back(d);
+    grad_weight = (outer.empty() ? dy * x_hat : at::sum(dy * x_hat, outer))
+                      .to(weight->scalar_type())
+                      .view(weight->sizes());
+  }
+  (void)s;
+  return {grad_input, grad_weight};
 }
 
 // ---- fused Adam / AdamW ---------------------------------------------------------------------
@@ -346,12 +412,64 @@ at::Tensor dropout_backward(const at::Tensor& grad_output, const at::Tensor& mas
   return grad_output * mask * scale;
 }
 
+// ---- losses: mean squared error, log-sigmoid (binary cross-entropy with logits) ---------------
+
+at::Tensor mse_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction) {
+  if (!floating_cuda(self) || !floating_cuda(target) || self.device() != target.device())
+    throw NotServed();
+  c10::OptionalDeviceGuard g(at::device_of(self));
+  const auto type = at::result_type(self, target);
+  const auto acc = accumulation(type);
+  const at::Tensor d = self.to(acc) - target.to(acc);
+  const at::Tensor sq = d * d;
+  if (reduction == at::Reduction::None) return sq.to(type);
+  return (reduction == at::Reduction::Mean ? sq.mean() : sq.sum()).to(type);
+}
+
+at::Tensor& mse_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                  const at::Tensor& target, int64_t reduction,
+                                  at::Tensor& grad_input) {
+  if (!floating_cuda(grad_output) || !floating_cuda(self) || !floating_cuda(target) ||
+      !floating_cuda(grad_input))
+    throw NotServed();
+  c10::OptionalDeviceGuard g(at::device_of(self));
+  const double norm =
+      reduction == at::Reduction::Mean ? 2.0 / static_cast<double>(self.numel()) : 2.0;
+  const auto acc = accumulation(grad_input.scalar_type());
+  const at::Tensor r = (self.to(acc) - target.to(acc)).mul_(norm) * grad_output.to(acc);
+  at::native::resize_output(grad_input, r.sizes());
+  grad_input.copy_(r);
+  return grad_input;
+}
+
+// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable at both ends; the buffer is empty, as
+// PyTorch's CUDA kernel leaves it (only its CPU kernel uses one).
+std::tuple<at::Tensor, at::Tensor> log_sigmoid_forward(const at::Tensor& self) {
+  if (!floating_cuda(self)) throw NotServed();
+  c10::OptionalDeviceGuard g(at::device_of(self));
+  const at::Tensor x = self.to(accumulation(self.scalar_type()));
+  const at::Tensor out = at::clamp_max(x, 0) - at::log1p(at::exp(-at::abs(x)));
+  return {out.to(self.scalar_type()), at::empty({0}, self.options())};
+}
+
+// d/dx log(sigmoid(x)) = sigmoid(-x).
+at::Tensor log_sigmoid_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                const at::Tensor& buffer) {
+  (void)buffer;
+  if (!floating_cuda(grad_output) || !floating_cuda(self)) throw NotServed();
+  c10::OptionalDeviceGuard g(at::device_of(self));
+  const auto acc = accumulation(self.scalar_type());
+  return (at::sigmoid(-self.to(acc)) * grad_output.to(acc)).to(self.scalar_type());
+}
+
 }  // namespace
 
 std::vector<Kernel> training_kernels() {
   std::vector<Kernel> v;
   v.push_back(kernel<&layer_norm>("aten::native_layer_norm"));
   v.push_back(kernel<&layer_norm_backward>("aten::native_layer_norm_backward"));
+  v.push_back(kernel<&rms_norm>("aten::_fused_rms_norm"));
+  v.push_back(kernel<&rms_norm_backward>("aten::_fused_rms_norm_backward"));
   v.push_back(kernel<&fused_adam<true>>("aten::_fused_adamw_"));
   v.push_back(kernel<&fused_adam_tensor_lr<true>>("aten::_fused_adamw_.tensor_lr"));
   v.push_back(kernel<&fused_adam<false>>("aten::_fused_adam_"));
@@ -360,6 +478,10 @@ std::vector<Kernel> training_kernels() {
   v.push_back(kernel<&lstm_cell_backward>("aten::_thnn_fused_lstm_cell_backward_impl"));
   v.push_back(kernel<&gru_cell>("aten::_thnn_fused_gru_cell"));
   v.push_back(kernel<&gru_cell_backward>("aten::_thnn_fused_gru_cell_backward"));
+  v.push_back(kernel<&mse_loss>("aten::mse_loss"));
+  v.push_back(kernel<&mse_loss_backward_out>("aten::mse_loss_backward.grad_input"));
+  v.push_back(kernel<&log_sigmoid_forward>("aten::log_sigmoid_forward"));
+  v.push_back(kernel<&log_sigmoid_backward>("aten::log_sigmoid_backward"));
   v.push_back(kernel<&dropout>("aten::native_dropout"));
   v.push_back(kernel<&dropout_backward>("aten::native_dropout_backward"));
   return v;
