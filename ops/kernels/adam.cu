@@ -44,9 +44,7 @@ __global__ void adam_kernel(TORCHADA_PARAM(Adam) a) {
   const T step_size = lr / bias_correction1;
   const double grad_scale = a.grad_scale ? static_cast<double>(*a.grad_scale) : 1.0;
   const int es = memory::size_of(a.kind);
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
-       i += stride) {
+  TORCHADA_GRID_STRIDE(i, a.n) {
     const int64_t off = i * es;
     T param = get<T, Float>(a.param + off, a.kind);
     T grad = get<T, Float>(a.grad + off, a.kind);

@@ -17,11 +17,6 @@ using training::Kind;
 
 constexpr int kThreads = 256;
 
-unsigned blocks_for(int64_t n, int64_t per_block = kThreads) {
-  const int64_t b = (n + per_block - 1) / per_block;
-  return static_cast<unsigned>(b < 65535 * 32 ? (b < 1 ? 1 : b) : 65535 * 32);
-}
-
 __device__ __forceinline__ int64_t load_index(const char* p, bool index32, int64_t i) {
   return index32 ? reinterpret_cast<const int32_t*>(p)[i] : reinterpret_cast<const int64_t*>(p)[i];
 }
@@ -30,10 +25,8 @@ __device__ __forceinline__ int64_t load_index(const char* p, bool index32, int64
 
 template <class T>
 __global__ void arange_kernel(TORCHADA_PARAM(training::Arange) a) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int esize = memory::size_of(a.kind);
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
-       i += stride) {
+  TORCHADA_GRID_STRIDE(i, a.n) {
     T v;
     if constexpr (std::is_integral_v<T>)
       v = a.istart + a.istep * i;
@@ -52,9 +45,7 @@ struct Bytes {
 
 template <int Size>
 __global__ void gather_kernel(TORCHADA_PARAM(training::Gather) g) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < g.numel;
-       i += stride) {
+  TORCHADA_GRID_STRIDE(i, g.numel) {
     int64_t rest = i, out_off = 0, self_off = 0, index_off = 0, along = 0;
     for (int d = g.ndim - 1; d >= 0; --d) {
       const int64_t c = rest % g.sizes[d];
@@ -104,9 +95,7 @@ __device__ __forceinline__ T class_weight(const training::NllLoss& l, int64_t t)
 template <class T>
 __global__ void nll_loss_rows_kernel(TORCHADA_PARAM(training::NllLoss) l) {
   const int esize = memory::size_of(l.kind);
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < l.batch;
-       i += stride) {
+  TORCHADA_GRID_STRIDE(i, l.batch) {
     const int64_t t = load_index(l.target, l.target32, i * l.target_stride);
     T loss = T(0);
     if (t != l.ignore_index) {
@@ -154,9 +143,7 @@ __global__ void nll_loss_reduce_kernel(TORCHADA_PARAM(training::NllLoss) l) {
 template <class T>
 __global__ void nll_loss_backward_kernel(TORCHADA_PARAM(training::NllLoss) l) {
   const int esize = memory::size_of(l.kind);
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < l.batch;
-       i += stride) {
+  TORCHADA_GRID_STRIDE(i, l.batch) {
     const int64_t t = load_index(l.target, l.target32, i * l.target_stride);
     if (t == l.ignore_index) continue;
     TORCHADA_DEVICE_ASSERT(t >= 0 && t < l.classes);
@@ -191,7 +178,7 @@ Compute floating(Kind k) { return k == Kind::kFloat64 ? Compute::kDouble : Compu
 const char* arange(const training::Arange& a, void* stream) {
   if (a.n == 0) return nullptr;
   auto s = static_cast<gpuStream_t>(stream);
-  TORCHADA_LAUNCH_BY_COMPUTE(a.compute, blocks_for(a.n), kThreads, s, arange_kernel, a);
+  TORCHADA_LAUNCH_BY_COMPUTE(a.compute, grid_for(a.n, kThreads), kThreads, s, arange_kernel, a);
   return last_error();
 }
 
@@ -199,7 +186,7 @@ const char* gather(const training::Gather& g, void* stream) {
   if (g.numel == 0) return nullptr;
   if (g.ndim < 1 || g.ndim > training::Gather::kMaxDims) return "gather: unsupported rank";
   auto s = static_cast<gpuStream_t>(stream);
-  const unsigned grid = blocks_for(g.numel);
+  const unsigned grid = grid_for(g.numel, kThreads);
   switch (g.elem_size) {
     case 1:
       TORCHADA_LAUNCH_PLAIN(grid, kThreads, 0, s, gather_kernel<1>)(g);
@@ -222,7 +209,7 @@ const char* gather(const training::Gather& g, void* stream) {
 const char* embedding_backward(const training::EmbeddingBackward& e, void* stream) {
   if (e.n == 0 || e.dim == 0) return nullptr;
   const int64_t parts = e.num_weights < 16 ? (e.num_weights < 1 ? 1 : e.num_weights) : 16;
-  const dim3 grid(blocks_for(e.dim, 128), static_cast<unsigned>(parts));
+  const dim3 grid(grid_for(e.dim, 128), static_cast<unsigned>(parts));
   auto s = static_cast<gpuStream_t>(stream);
   if (e.acc_double)
     TORCHADA_LAUNCH_PLAIN(grid, 128, 0, s, embedding_backward_kernel<double>)(e, parts);
@@ -237,9 +224,13 @@ const char* nll_loss_forward(const training::NllLoss& l, void* stream) {
   if (l.reduction == 0) {
     if (l.batch == 0) return nullptr;
     if (c == Compute::kDouble)
-      TORCHADA_LAUNCH_PLAIN(blocks_for(l.batch), kThreads, 0, s, nll_loss_rows_kernel<double>)(l);
+      TORCHADA_LAUNCH_PLAIN(grid_for(l.batch, kThreads), kThreads, 0, s,
+                            nll_loss_rows_kernel<double>)
+      (l);
     else
-      TORCHADA_LAUNCH_PLAIN(blocks_for(l.batch), kThreads, 0, s, nll_loss_rows_kernel<float>)(l);
+      TORCHADA_LAUNCH_PLAIN(grid_for(l.batch, kThreads), kThreads, 0, s,
+                            nll_loss_rows_kernel<float>)
+      (l);
     return last_error();
   }
   if (c == Compute::kDouble)
@@ -253,9 +244,13 @@ const char* nll_loss_backward(const training::NllLoss& l, void* stream) {
   if (l.batch == 0) return nullptr;
   auto s = static_cast<gpuStream_t>(stream);
   if (floating(l.kind) == Compute::kDouble)
-    TORCHADA_LAUNCH_PLAIN(blocks_for(l.batch), kThreads, 0, s, nll_loss_backward_kernel<double>)(l);
+    TORCHADA_LAUNCH_PLAIN(grid_for(l.batch, kThreads), kThreads, 0, s,
+                          nll_loss_backward_kernel<double>)
+    (l);
   else
-    TORCHADA_LAUNCH_PLAIN(blocks_for(l.batch), kThreads, 0, s, nll_loss_backward_kernel<float>)(l);
+    TORCHADA_LAUNCH_PLAIN(grid_for(l.batch, kThreads), kThreads, 0, s,
+                          nll_loss_backward_kernel<float>)
+    (l);
   return last_error();
 }
 

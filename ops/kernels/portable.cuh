@@ -189,6 +189,19 @@ inline const char* last_error() {
 }
 #endif
 
+// A grid-stride loop over [0, n): each thread's elements of a launch of any size.
+#define TORCHADA_GRID_STRIDE(i, n)                                                       \
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+
+// Blocks of `threads` for n items of a grid-stride loop: one item a thread, capped (the loop takes
+// the rest), at least one block.
+inline unsigned grid_for(int64_t n, int64_t threads) {
+  constexpr int64_t kMaxBlocks = 65535LL * 32;
+  const int64_t b = (n + threads - 1) / threads;
+  return static_cast<unsigned>(b < 1 ? 1 : (b < kMaxBlocks ? b : kMaxBlocks));
+}
+
 // Threads per block for work items spread across one block: a power of two, a multiple of the
 // device's warp width, at most 1024.
 inline int block_threads(int64_t items, int max_threads = 1024) {

@@ -18,15 +18,6 @@ using training::MaxPool;
 
 constexpr int kThreads = 256;
 
-unsigned grid_for(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < 65535LL * 64 ? (b < 1 ? 1 : b) : 65535LL * 64);
-}
-
-#define TORCHADA_GRID_STRIDE(i, n)                                                       \
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-
 template <int Size>
 struct Bytes {
   unsigned char b[Size];
@@ -144,16 +135,16 @@ const char* im2col(const Im2Col& c, void* stream) {
   auto s = static_cast<gpuStream_t>(stream);
   switch (memory::size_of(c.kind)) {
     case 1:
-      TORCHADA_LAUNCH_PLAIN(grid_for(total), kThreads, 0, s, im2col_kernel<1>)(c);
+      TORCHADA_LAUNCH_PLAIN(grid_for(total, kThreads), kThreads, 0, s, im2col_kernel<1>)(c);
       break;
     case 2:
-      TORCHADA_LAUNCH_PLAIN(grid_for(total), kThreads, 0, s, im2col_kernel<2>)(c);
+      TORCHADA_LAUNCH_PLAIN(grid_for(total, kThreads), kThreads, 0, s, im2col_kernel<2>)(c);
       break;
     case 4:
-      TORCHADA_LAUNCH_PLAIN(grid_for(total), kThreads, 0, s, im2col_kernel<4>)(c);
+      TORCHADA_LAUNCH_PLAIN(grid_for(total, kThreads), kThreads, 0, s, im2col_kernel<4>)(c);
       break;
     default:
-      TORCHADA_LAUNCH_PLAIN(grid_for(total), kThreads, 0, s, im2col_kernel<8>)(c);
+      TORCHADA_LAUNCH_PLAIN(grid_for(total, kThreads), kThreads, 0, s, im2col_kernel<8>)(c);
       break;
   }
   return last_error();
@@ -165,9 +156,9 @@ const char* col2im(const Im2Col& c, void* stream) {
   if (c.compute == Compute::kInt64) return "col2im: integral compute type";
   auto s = static_cast<gpuStream_t>(stream);
   if (c.compute == Compute::kDouble)
-    TORCHADA_LAUNCH_PLAIN(grid_for(total), kThreads, 0, s, col2im_kernel<double>)(c);
+    TORCHADA_LAUNCH_PLAIN(grid_for(total, kThreads), kThreads, 0, s, col2im_kernel<double>)(c);
   else
-    TORCHADA_LAUNCH_PLAIN(grid_for(total), kThreads, 0, s, col2im_kernel<float>)(c);
+    TORCHADA_LAUNCH_PLAIN(grid_for(total, kThreads), kThreads, 0, s, col2im_kernel<float>)(c);
   return last_error();
 }
 
@@ -177,10 +168,14 @@ const char* max_pool_forward(const MaxPool& p, void* stream) {
   auto s = static_cast<gpuStream_t>(stream);
   switch (p.compute) {
     case Compute::kDouble:
-      TORCHADA_LAUNCH_PLAIN(grid_for(total), kThreads, 0, s, max_pool_forward_kernel<double>)(p);
+      TORCHADA_LAUNCH_PLAIN(grid_for(total, kThreads), kThreads, 0, s,
+                            max_pool_forward_kernel<double>)
+      (p);
       break;
     case Compute::kFloat:
-      TORCHADA_LAUNCH_PLAIN(grid_for(total), kThreads, 0, s, max_pool_forward_kernel<float>)(p);
+      TORCHADA_LAUNCH_PLAIN(grid_for(total, kThreads), kThreads, 0, s,
+                            max_pool_forward_kernel<float>)
+      (p);
       break;
     case Compute::kInt64:
       return "max_pool: integral compute type";
@@ -194,10 +189,14 @@ const char* max_pool_backward(const MaxPool& p, void* stream) {
   auto s = static_cast<gpuStream_t>(stream);
   switch (p.compute) {
     case Compute::kDouble:
-      TORCHADA_LAUNCH_PLAIN(grid_for(total), kThreads, 0, s, max_pool_backward_kernel<double>)(p);
+      TORCHADA_LAUNCH_PLAIN(grid_for(total, kThreads), kThreads, 0, s,
+                            max_pool_backward_kernel<double>)
+      (p);
       break;
     case Compute::kFloat:
-      TORCHADA_LAUNCH_PLAIN(grid_for(total), kThreads, 0, s, max_pool_backward_kernel<float>)(p);
+      TORCHADA_LAUNCH_PLAIN(grid_for(total, kThreads), kThreads, 0, s,
+                            max_pool_backward_kernel<float>)
+      (p);
       break;
     case Compute::kInt64:
       return "max_pool_backward: integral compute type";
