@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "elementwise.h"
+#include "random.h"
 #include "reduce.h"
 #include "training.h"
 

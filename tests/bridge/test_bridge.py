@@ -91,6 +91,7 @@ def test_inplace_views_out_aliasing(mode):
 
 
 def test_random_reproducible_and_equal_to_cpu(mode):
+    # TORCHADA_OPS_RNG=cpu: random operators take the bridge, which draws from a CPU generator.
     run_ok(mode, """
     def draws(dev, gen=None):
         k = {} if gen is None else {"generator": gen}
@@ -134,7 +135,7 @@ def test_random_reproducible_and_equal_to_cpu(mode):
     for p, g in zip(net.parameters(), plain):
         same(p.grad, g)
     print("OK")
-    """)
+    """, env={"TORCHADA_OPS_RNG": "cpu"})  # the bridge's draws; the device's: test_device_kernels
 
 
 def test_sparse_tensors(mode):

@@ -677,14 +677,36 @@ def test_convolution_pooling_and_batch_norm_match_the_cpu(mode):
                 same(bg.running_var, bc.running_var, tol)
                 bg.zero_grad()
                 bc.zero_grad()
+    # Channels-last: computed as contiguous, laid out as PyTorch's CUDA kernels lay them out.
+    cl = torch.channels_last
+    x, w = values((2, 4, 9, 7), torch.float32), values((6, 4, 3, 3), torch.float32)
+    gx = x.cuda().to(memory_format=cl).requires_grad_()
+    gw = w.cuda().to(memory_format=cl).requires_grad_()
+    cx, cw = x.clone().requires_grad_(), w.clone().requires_grad_()
+    yg = F.max_pool2d(F.conv2d(gx, gw, padding=1), 2)
+    yc = F.max_pool2d(F.conv2d(cx, cw, padding=1), 2)
+    assert yg.is_contiguous(memory_format=cl), yg.stride()
+    same(yg, yc.detach(), 2e-4)
+    go = values(yc.shape, torch.float32)
+    yg.backward(go.cuda())
+    yc.backward(go)
+    assert gx.grad.is_contiguous(memory_format=cl) and gw.grad.is_contiguous(memory_format=cl)
+    same(gx.grad, cx.grad, 2e-4)
+    same(gw.grad, cw.grad, 2e-3)
+    # addmm where PyTorch copies the bias itself: one output column, a 2-D bias, beta and alpha.
+    for m, k, n, bias_shape, beta, alpha in ((8, 5, 1, (1,), 1, 1), (4, 6, 3, (4, 3), 0.5, 2),
+                                             (1, 3, 4, (4,), 1, 1), (5, 4, 3, (3,), 0, 1)):
+        a, b, c = values((m, k), torch.float32), values((k, n), torch.float32), values(bias_shape, torch.float32)
+        same(torch.addmm(c.cuda(), a.cuda(), b.cuda(), beta=beta, alpha=alpha),
+             torch.addmm(c, a, b, beta=beta, alpha=alpha), 1e-5)
     on_device("aten::convolution", "aten::convolution_backward", "aten::max_pool2d_with_indices",
               "aten::max_pool2d_with_indices_backward", "aten::native_batch_norm",
-              "aten::native_batch_norm_backward")
+              "aten::native_batch_norm_backward", "aten::addmm")
     print("OK")
     """)
 
 
-def test_recurrent_cells_and_dropout_match_the_cpu(mode):
+def test_recurrent_cells_dropout_and_grad_scaler_match_the_cpu(mode):
     run_ok(mode, """
     for dtype, tol in ((torch.float32, 2e-5), (torch.float64, 1e-10)):
         for cls in (torch.nn.LSTM, torch.nn.GRU):
@@ -712,8 +734,167 @@ def test_recurrent_cells_and_dropout_match_the_cpu(mode):
     mask = torch.rand(4, 6) > 0.5
     grad = values((4, 6), torch.float32)
     same(torch.ops.aten.native_dropout_backward(grad.cuda(), mask.cuda(), 2.0), grad * mask * 2.0, 0)
+    # GradScaler's operators against their CPU kernels: unscaling with and without an overflow,
+    # the scale backing off, holding and growing.
+    for bad in (None, float("inf"), float("nan")):
+        grads = [values((5, 3), torch.float32), values((7,), torch.float16)]
+        if bad is not None:
+            grads[1][2] = bad
+        dev = [g.cuda() for g in grads]
+        found, found_cpu = torch.zeros(1, device="cuda"), torch.zeros(1)
+        inv = torch.full((1,), 0.125)
+        torch._amp_foreach_non_finite_check_and_unscale_(dev, found, inv.cuda())
+        torch._amp_foreach_non_finite_check_and_unscale_(grads, found_cpu, inv)
+        same(found, found_cpu, 0)
+        for d, c in zip(dev, grads):
+            same(d, c, 0)
+    for found_inf, tracker in ((0.0, 0), (0.0, 2), (1.0, 2)):
+        scale, scale_cpu = torch.full((1,), 1024.0, device="cuda"), torch.full((1,), 1024.0)
+        t, t_cpu = torch.full((1,), tracker, dtype=torch.int32, device="cuda"), torch.full((1,), tracker, dtype=torch.int32)
+        f = torch.full((1,), found_inf)
+        torch._amp_update_scale_(scale, t, f.cuda(), 2.0, 0.5, 3)
+        torch._amp_update_scale_(scale_cpu, t_cpu, f, 2.0, 0.5, 3)
+        same(scale, scale_cpu, 0)
+        same(t, t_cpu, 0)
     on_device("aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_lstm_cell_backward_impl",
               "aten::_thnn_fused_gru_cell", "aten::_thnn_fused_gru_cell_backward",
-              "aten::native_dropout_backward")
+              "aten::native_dropout_backward", "aten::_amp_foreach_non_finite_check_and_unscale_",
+              "aten::_amp_update_scale_")
     print("OK")
     """)
+
+
+# A reference of PyTorch's CUDA random kernels: Philox4x32-10 (checked against Random123's known
+# answers), curand's conversions and the order in which the kernels spend each thread's draws.
+PHILOX = """
+import numpy as np
+M = 0xFFFFFFFF
+def philox(c, k):
+    c, (k0, k1) = list(c), k
+    for r in range(10):
+        if r:
+            k0, k1 = (k0 + 0x9E3779B9) & M, (k1 + 0xBB67AE85) & M
+        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+        c = [((p1 >> 32) ^ c[1] ^ k0) & M, p1 & M, ((p0 >> 32) ^ c[3] ^ k1) & M, p0 & M]
+    return c
+assert philox([0, 0, 0, 0], [0, 0]) == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
+assert philox([M] * 4, [M, M]) == [0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD]
+assert philox([0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344],
+              [0xA4093822, 0x299F31D0]) == [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]
+PROPS = torch.cuda.get_device_properties(0)
+def grid(n):
+    resident = PROPS.multi_processor_count * (PROPS.max_threads_per_multi_processor // 256)
+    return max(1, min(resident, (n + 255) // 256))
+def draws(seed, offset, thread, call):  # the call-th curand4 of a thread
+    lo = offset // 4 + call
+    return philox([lo & M, lo >> 32, thread & M, thread >> 32], [seed & M, seed >> 32])
+def strided(n, unroll):  # element -> (thread, call, word) of the distribution kernels
+    s = grid(n) * 256
+    for e in range(n):
+        k, r = divmod(e, s * unroll)
+        yield e, r % s, k, r // s
+def increment(n, unroll):
+    return ((n - 1) // (grid(n) * 256 * unroll) + 1) * 4
+def uniform32(w):  # float(w) * 2^-32 + 2^-33, fused
+    return np.float32(np.float64(np.float32(w)) * 2.3283064e-10 + 2.3283064e-10 / 2)
+"""
+
+
+def test_random_operators_draw_as_pytorchs_cuda_kernels(mode):
+    run_ok(mode, PHILOX + textwrap.dedent("""
+    seed = 20261128
+    # random_ with bounds (randint): the raw 32-bit and 64-bit draws, exact.
+    for n, hi, dtype, unroll in ((5000, 1000, torch.int32, 4), (3001, 2 ** 40, torch.int64, 2)):
+        g = torch.Generator("cuda").manual_seed(seed)
+        for offset in (0, increment(n, unroll)):
+            got = torch.randint(0, hi, (n,), device="cuda", generator=g, dtype=dtype).cpu().tolist()
+            for e, t, k, i in strided(n, unroll):
+                w = draws(seed, offset, t, k)
+                v = w[i] if unroll == 4 else (w[2 * i] << 32) | w[2 * i + 1]
+                assert got[e] == v % hi, (n, e, got[e], v % hi)
+        assert g.get_offset() == 2 * increment(n, unroll), g.get_offset()
+    # rand in float32 (curand_uniform4) and float64 (curand_uniform2_double), uniform_'s bounds.
+    n = 2000
+    g = torch.Generator("cuda").manual_seed(seed)
+    got = torch.rand(n, device="cuda", generator=g).cpu()
+    want = torch.tensor([float(uniform32(draws(seed, 0, t, k)[i])) for e, t, k, i in strided(n, 4)])
+    torch.testing.assert_close(got, want, rtol=2.5e-7, atol=0)
+    got = torch.empty(n, device="cuda").uniform_(-2, 3, generator=g).cpu()
+    want = torch.tensor([float(uniform32(draws(seed, increment(n, 4), t, k)[i])) for e, t, k, i in strided(n, 4)])
+    torch.testing.assert_close(got, want * 5 - 2, rtol=1e-6, atol=1e-6)
+    off = g.get_offset()
+    got = torch.rand(n, device="cuda", generator=g, dtype=torch.float64).cpu().tolist()
+    for e, t, k, i in strided(n, 2):
+        w = draws(seed, off, t, k)
+        z = w[2 * i] ^ (w[2 * i + 1] << 21)
+        assert got[e] == z * 2.0 ** -53 + 2.0 ** -54, (e, got[e])
+    # randn: Box-Muller on pairs of words.
+    off = g.get_offset()
+    got = torch.randn(n, device="cuda", generator=g).cpu()
+    want = []
+    for e, t, k, i in strided(n, 4):
+        w = draws(seed, off, t, k)
+        u, v = float(uniform32(w[i & 2])), (w[(i & 2) + 1] + 0.5) * 2.0 ** -32 * 2 * np.pi
+        want.append(np.sqrt(-2 * np.log(u)) * (np.sin(v) if i % 2 == 0 else np.cos(v)))
+    torch.testing.assert_close(got, torch.tensor(want, dtype=torch.float32), rtol=1e-4, atol=1e-4)
+
+    # Dropout: the mask from vectors of 4 (float, aligned), 8 (half: two draws a vector) and the
+    # unrolled order (an odd count); the kept elements scaled by 1 / (1 - p).
+    for shape, dtype, vec in (((64, 50), torch.float32, 4), ((40, 16), torch.float16, 8),
+                              ((7, 11), torch.float32, 1)):
+        torch.cuda.manual_seed(seed)
+        x = values(shape, dtype).cuda()
+        out, mask = torch.ops.aten.native_dropout(x, 0.3, True)
+        n, s, flat = x.numel(), grid(x.numel()) * 256, mask.flatten().cpu().tolist()
+        for e in range(n):
+            if vec == 1:
+                t, k, i = e % s, e // (4 * s), (e % (4 * s)) // s
+            else:
+                t, k, j = (e // vec) % s, e // (vec * s), e % vec
+                k, i = k * ((vec + 3) // 4) + j // 4, j % 4
+            assert flat[e] == bool(uniform32(draws(seed, 0, t, k)[i]) < np.float32(0.7)), (shape, e)
+        same(out, (x.cpu().float() * mask.cpu() / np.float32(0.7)).to(dtype), 2e-3)
+    # Seeding, state round trips and a generator of the wrong device, as on NVIDIA.
+    torch.manual_seed(3)
+    a = torch.randn(1000, device="cuda")
+    torch.manual_seed(3)
+    assert torch.equal(a, torch.randn(1000, device="cuda"))
+    state = torch.cuda.get_rng_state()
+    b = torch.rand(77, device="cuda")
+    torch.cuda.set_rng_state(state)
+    assert torch.equal(b, torch.rand(77, device="cuda"))
+    with torch.random.fork_rng(devices=[0]):
+        torch.rand(5, device="cuda")
+    assert not torch.equal(b, torch.rand(77, device="cuda"))
+    try:
+        torch.rand(3, device="cuda", generator=torch.Generator())
+        raise AssertionError("a CPU generator was accepted")
+    except RuntimeError as e:
+        assert "generator" in str(e), e
+    # The other distributions' moments, and PyTorch's own argument checks.
+    x = torch.empty(200000, device="cuda")
+    assert abs(x.bernoulli_(0.3).mean().item() - 0.3) < 0.01
+    assert abs(x.exponential_(4.0).mean().item() - 0.25) < 0.01 and x.min().item() > 0
+    assert abs(x.normal_(2.0, 0.5).mean().item() - 2.0) < 0.01
+    assert abs(x.std().item() - 0.5) < 0.01
+    h = torch.empty(1000, device="cuda", dtype=torch.half).uniform_(1, 2)
+    assert h.min().item() >= 1 and h.max().item() < 2
+    for bad in (lambda: x.normal_(0, -1), lambda: x.uniform_(3, 2), lambda: x.bernoulli_(1.5)):
+        try:
+            bad()
+            raise AssertionError("accepted")
+        except RuntimeError:
+            pass
+    # Inside a CUDA graph each replay draws anew from the graph's advancing offset.
+    static = torch.empty(1000, device="cuda")
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static.uniform_()
+    graph.replay()
+    first = static.clone()
+    graph.replay()
+    assert not torch.equal(first, static) and 0 <= static.min().item() and static.max().item() < 1
+    on_device("aten::random_", "aten::uniform_", "aten::normal_", "aten::bernoulli_",
+              "aten::exponential_", "aten::native_dropout")
+    print("OK")
+    """))

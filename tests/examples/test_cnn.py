@@ -63,3 +63,19 @@ def test_matches_cpu_step_by_step(mode, extra):
     first, last = (sum(steps[s] for s in r) / 5 for r in (range(1, 6), range(36, 41)))
     assert last < 0.7 * first, f"the model did not learn: {first} -> {last}"
     assert acc_got[40] >= 0.8, f"validation accuracy {acc_got[40]}"
+
+
+def test_training_step_runs_on_the_device_with_philox_draws():
+    # torchada's default: the flips and dropout masks drawn on the device from the CUDA
+    # generator's Philox state (numbers of their own, so no CPU comparison), channels-last
+    # convolutions and pooling, mixed with nothing from the bridge (TORCHADA_STATS's table).
+    proc = run_example("cnn.py", ("--steps", "12", "--eval-every", "12", "--channels-last"),
+                       mode="launcher", env=dict(ENV, TORCHADA_OPS_RNG="philox", TORCHADA_STATS="1"))
+    table = [l for l in proc.stderr.splitlines() if re.search(r"aten::\S+ +\S+ +\d+ ", l)]
+    assert table, proc.stderr[-3000:]
+    bridged = [l for l in table if re.search(r"aten::\S+ +bridge", l)]
+    assert not bridged, "\n".join(bridged)
+    for op in ("native_dropout", "uniform_", "convolution", "max_pool2d_with_indices"):
+        assert re.search(rf"aten::{op} +device", proc.stderr), (op, "\n".join(table))
+    steps = losses(proc.stdout)
+    assert sum(steps[s] for s in (10, 11, 12)) < 0.9 * sum(steps[s] for s in (1, 2, 3)), steps

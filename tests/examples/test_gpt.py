@@ -23,8 +23,8 @@ def test_fp32_matches_cpu_step_by_step(mode, optimizer):
     want = cpu_reference("gpt.py", args)
     assert_close_steps(losses(got), losses(want), TOL["fp32"])
     assert_close_steps(eval_losses(got), eval_losses(want), TOL["fp32"], "validation loss")
-    # Sampling draws from a CUDA generator: the bridge draws what a CPU generator with the same
-    # seed draws, so the text is the CPU run's.
+    # Sampling draws from a CUDA generator: under TORCHADA_OPS_RNG=cpu (conftest) the bridge draws
+    # what a CPU generator with the same seed draws, so the text is the CPU run's.
     assert sample(got) == sample(want)
     assert losses(got)[16] < 0.8 * losses(got)[1], "the model did not learn"
 

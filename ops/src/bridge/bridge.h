@@ -195,7 +195,8 @@ void run_python_soon(const char* code, const char* what);
 // Steers PyTorch features whose CUDA side is NVIDIA code to what runs (torch_patches.cpp):
 // torch.compile's inductor graphs run with aot_eager (unless TORCHADA_TORCH_COMPILE=inductor),
 // torch.profiler's CUDA activity (NVIDIA's CUPTI) is dropped, torch.cuda.manual_seed(_all) also
-// re-seeds the CPU generator bridged random operators draw from.
-void patch_torch_for_musa();
+// re-seeds the CPU generator bridged random operators draw from (unless random_on_device: the
+// device's random kernels draw from the CUDA generators themselves).
+void patch_torch_for_musa(bool random_on_device);
 
 }  // namespace torchada::ops::bridge

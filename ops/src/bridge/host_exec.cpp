@@ -38,6 +38,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "../device/device.h"
 #include "bridge.h"
 
 namespace torchada::ops::bridge {
@@ -323,9 +324,11 @@ class HostCall {
 
   // torch.cuda.manual_seed(s) alone re-seeds the CPU default generator, which bridged random
   // operators draw from. A re-seed of the CUDA default generator is seen by its philox offset:
-  // seeding resets it to 0, and every observation here moves it to 4 (no CUDA kernel uses it).
-  // Re-seeded to a seed the CPU generator does not have: the CPU generator takes it.
-  // torch.manual_seed(s) seeds both alike: nothing to do (CPU draws made since stay valid).
+  // seeding resets it to 0, and every observation here moves it to 4 (when no CUDA kernel uses
+  // it: with the device's random kernels installed the offset is theirs and stays PyTorch's,
+  // and their draws move it on from 0 anyway). Re-seeded to a seed the CPU generator does not
+  // have: the CPU generator takes it. torch.manual_seed(s) seeds both alike: nothing to do (CPU
+  // draws made since stay valid).
   void follow_cuda_default_seed() {
     at::Generator cg = at::globalContext().defaultGenerator(device_);
     uint64_t seed = 0;
@@ -333,7 +336,7 @@ class HostCall {
       std::lock_guard<std::mutex> lock(cg.mutex());
       if (cg.get_offset() != 0) return;
       seed = cg.current_seed();
-      cg.set_offset(4);
+      if (!device::random_kernels_installed()) cg.set_offset(4);
     }
     at::Generator cpu = at::detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(cpu.mutex());

@@ -223,7 +223,6 @@ int install_locked(Installed& st, const char* backend) {
   st.timing = flag("TORCHADA_STATS");
   if (st.mode == Mode::kOff) return 0;
   register_exit_drain();
-  patch_torch_for_musa();
 
   SilentWarnings silent;
   c10::WarningUtils::WarningHandlerGuard guard(&silent);  // "Overriding a previously registered"
@@ -250,6 +249,7 @@ int install_locked(Installed& st, const char* backend) {
   std::map<std::string, c10::KernelFunction> device_kernels;
   if (device::enabled_for(backend))
     for (auto& k : device::kernels_for_install()) device_kernels.emplace(k.op, k.fn);
+  patch_torch_for_musa(device::random_kernels_installed());
 
   auto& d = c10::Dispatcher::singleton();
   st.handles = new std::vector<c10::RegistrationHandleRAII>;

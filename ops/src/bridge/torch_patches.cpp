@@ -22,9 +22,12 @@
 //   generator's seed was (the same s included, which the C++ side cannot tell from
 //   torch.manual_seed(s)), they re-seed it too. torch.manual_seed(s) calls manual_seed_all(s) and
 //   then seeds the CPU generator itself: unchanged. Where: torch.cuda.random's and torch.cuda's
-//   manual_seed and manual_seed_all. No warning: nothing is lost.
+//   manual_seed and manual_seed_all. No warning: nothing is lost. Not when the random operators
+//   run on the device (src/device/random.cpp): they draw from the CUDA generators themselves, and
+//   CUDA seeding leaves the CPU generator alone, as in PyTorch.
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "bridge.h"
 
@@ -140,11 +143,17 @@ def _torchada_cuda_seeds_reseed_the_bridge():
 if os.environ.get("TORCHADA_TORCH_COMPILE") != "inductor":
     _torchada_after_import("torch._dynamo", _torchada_use_aot_eager)
 _torchada_after_import("torch.autograd.profiler", _torchada_profile_cpu_only)
-_torchada_after_import("torch.cuda.random", _torchada_cuda_seeds_reseed_the_bridge)
+if not _TORCHADA_RANDOM_ON_DEVICE:
+    _torchada_after_import("torch.cuda.random", _torchada_cuda_seeds_reseed_the_bridge)
 )PY";
 
 }  // namespace
 
-void patch_torch_for_musa() { run_python_soon(kPatches, "torchada's PyTorch patches"); }
+void patch_torch_for_musa(bool random_on_device) {
+  // Run once per process (the bridge installs once); the text must outlive the pending call.
+  static const std::string code = std::string("_TORCHADA_RANDOM_ON_DEVICE = ") +
+                                  (random_on_device ? "True\n" : "False\n") + kPatches;
+  run_python_soon(code.c_str(), "torchada's PyTorch patches");
+}
 
 }  // namespace torchada::ops::bridge

@@ -1,10 +1,11 @@
 // Operators served as compositions of the device kernels (the elementwise and reduction engines),
-// every step on the device: softmax and log-softmax with their backward, and the _foreach_
-// arithmetic of optimizers and gradient clipping. Each computes in
-// the accumulation type PyTorch's CUDA kernel uses (float for half and bfloat16) and rounds once
-// into the result's type. Several launches where PyTorch's CUDA kernel makes one: correct and
-// PCIe-free now; fused kernels of their own are the next step for speed on a GPU.
+// every step on the device: softmax and log-softmax with their backward, the _foreach_
+// arithmetic of optimizers and gradient clipping, addmm where PyTorch would copy its bias itself.
+// Each computes in the accumulation type PyTorch's CUDA kernel uses (float for half and bfloat16)
+// and rounds once into the result's type. Several launches where PyTorch's CUDA kernel makes one:
+// correct and PCIe-free now; fused kernels of their own are the next step for speed on a GPU.
 #include <ATen/ATen.h>
+#include <ATen/ExpandUtils.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/cuda/CUDAStream.h>
@@ -238,6 +239,34 @@ std::vector<Kernel> foreach_kernels() {
   return v;
 }
 
+namespace {
+
+// ---- addmm whose bias PyTorch copies into the result -----------------------------------------
+// PyTorch's CUDA addmm fuses a 1-D bias into cuBLASLt's epilogue when it can (beta 1, every
+// matrix dimension above 1); otherwise it copies the broadcast bias into the result with its own
+// copy kernel, called directly rather than through the dispatcher, and runs cuBLAS with beta on
+// it. That copy is what the bridge would have to serve. Here the copy goes through the dispatcher
+// (the device's copy_) and cuBLAS runs as PyTorch runs it, on a result that is the bias
+// (addmm.out with self == out: no copy). The fused case stays PyTorch's own.
+at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                 const at::Scalar& beta, const at::Scalar& alpha) {
+  if (!floating_cuda(self) || !floating_cuda(mat1) || !floating_cuda(mat2) || mat1.dim() != 2 ||
+      mat2.dim() != 2 || mat1.size(1) != mat2.size(0) || mat1.scalar_type() != mat2.scalar_type() ||
+      self.scalar_type() != mat1.scalar_type() || self.device() != mat1.device() ||
+      mat2.device() != mat1.device())
+    throw NotServed();  // PyTorch's checks and messages
+  const int64_t m = mat1.size(0), k = mat1.size(1), n = mat2.size(1);
+  const bool fused = self.dim() == 1 && beta.toComplexDouble() == 1.0 && m > 1 && k > 1 && n > 1;
+  if (fused || !at::is_expandable_to(self.sizes(), {m, n})) throw NotServed();
+  c10::OptionalDeviceGuard g(at::device_of(mat1));
+  at::Tensor result = at::empty({m, n}, mat1.options());
+  if (beta.toComplexDouble() != 0.0) result.copy_(self.expand({m, n}));
+  at::addmm_out(result, result, mat1, mat2, beta, alpha);
+  return result;
+}
+
+}  // namespace
+
 std::vector<Kernel> composite_kernels() {
   std::vector<Kernel> v;
   v.push_back(kernel<&softmax_of<false>>("aten::_softmax"));
@@ -252,6 +281,7 @@ std::vector<Kernel> composite_kernels() {
   v.push_back(kernel<&foreach_mul_tensor_>("aten::_foreach_mul_.Tensor"));
   v.push_back(kernel<&foreach_mul_list_>("aten::_foreach_mul_.List"));
   v.push_back(kernel<&foreach_norm>("aten::_foreach_norm.Scalar"));
+  v.push_back(kernel<&addmm>("aten::addmm"));
   return v;
 }
 

@@ -12,6 +12,8 @@
 //   training.cpp      layer norm and the fused Adam / AdamW step (kernels/layer_norm.cu, adam.cu)
 //   attention.cpp     the overrideable fused-attention pair sdpa.cpp routes attention to
 //   vision.cpp        convolution (im2col + GEMM), max pooling, batch norm (kernels/vision.cu)
+//   random.cpp        uniform_, normal_, bernoulli_, exponential_, random_, dropout from the
+//                     CUDA generator's Philox state (kernels/random.cu)
 //   registry.cpp      which operators, checked against this PyTorch's schemas; availability
 //
 // The bridge (src/bridge/kernel.cpp) calls an operator's device kernel first; a kernel that does
@@ -49,6 +51,8 @@ std::vector<Kernel> indexing_kernels();
 std::vector<Kernel> training_kernels();
 std::vector<Kernel> attention_kernels();
 std::vector<Kernel> vision_kernels();
+// The operators that draw random numbers (left to the bridge under TORCHADA_OPS_RNG=cpu).
+std::vector<Kernel> random_kernels();
 // Every _foreach_ operator of this PyTorch that has no kernel of its own above (composite.cpp).
 std::vector<Kernel> foreach_kernels();
 
@@ -61,5 +65,10 @@ bool enabled_for(const char* backend);
 // The kernels to install, each checked against the dispatcher's schema for its operator (a
 // mismatch is logged and skipped, never called).
 std::vector<Kernel> kernels_for_install();
+
+// Whether kernels_for_install() handed out the random operators (TORCHADA_OPS_RNG is not cpu):
+// the CUDA generators' Philox offsets are then theirs, advanced as PyTorch's kernels advance
+// them, and the bridge leaves them alone.
+bool random_kernels_installed();
 
 }  // namespace torchada::ops::device

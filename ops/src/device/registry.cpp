@@ -4,6 +4,7 @@
 #include <ATen/core/op_registration/infer_schema.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -42,6 +43,25 @@ bool enabled_for(const char* backend) {
   return false;  // an NVIDIA build of the kernels cannot run on MUSA; on NVIDIA, PyTorch's own run
 }
 
+// TORCHADA_OPS_RNG: "philox" (the default) draws random operators on the device from the CUDA
+// generator, as PyTorch's CUDA kernels do; "cpu" leaves them to the bridge, which draws what
+// PyTorch's CPU generator draws for the same seed (a device="cpu" run's numbers, for comparing
+// with one).
+bool random_on_device() {
+  std::string v = std::getenv("TORCHADA_OPS_RNG") ? std::getenv("TORCHADA_OPS_RNG") : "";
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (v == "cpu") return false;
+  if (!v.empty() && v != "philox")
+    bridge::log("warn", "TORCHADA_OPS_RNG=%s is not philox or cpu; using philox", v.c_str());
+  return true;
+}
+
+namespace {
+std::atomic<bool> random_installed{false};
+}  // namespace
+
+bool random_kernels_installed() { return random_installed.load(std::memory_order_relaxed); }
+
 std::vector<Kernel> kernels_for_install() {
   std::vector<Kernel> out;
   auto& d = c10::Dispatcher::singleton();
@@ -50,6 +70,10 @@ std::vector<Kernel> kernels_for_install() {
   for (auto* list : {&composite_kernels, &indexing_kernels, &training_kernels, &attention_kernels,
                      &vision_kernels, &foreach_kernels})
     for (Kernel& k : list()) all.push_back(std::move(k));
+  if (random_on_device()) {
+    for (Kernel& k : random_kernels()) all.push_back(std::move(k));
+    random_installed = true;
+  }
   for (Kernel& k : all) {
     const auto dot = k.op.find('.');
     const std::string name = k.op.substr(0, dot);

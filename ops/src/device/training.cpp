@@ -1,7 +1,7 @@
 // Fused operators of a training step on the device: layer norm and its backward
 // (kernels/layer_norm.cu), the fused Adam / AdamW step (kernels/adam.cu), with the checks
-// PyTorch's CUDA operators make first; the fused LSTM and GRU cells and dropout's deterministic
-// parts, composed of the elementwise engine.
+// PyTorch's CUDA operators make first; the fused LSTM and GRU cells and GradScaler's
+// operators, composed of the elementwise engine.
 #include <ATen/ATen.h>
 #include <ATen/core/Reduction.h>
 #include <ATen/native/Resize.h>
@@ -393,17 +393,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> gru_cell_
   return {grad_input.to(type), grad_hidden.to(type), ghx.to(grad_hy.scalar_type()), bi, bh};
 }
 
-// ---- dropout's deterministic parts ------------------------------------------------------------
-// Drawing the mask is random (the bridge's, with the generator's state); evaluation mode and the
-// backward are not.
-
-std::tuple<at::Tensor, at::Tensor> dropout(const at::Tensor& input, double p,
-                                           std::optional<bool> train) {
-  if (!floating_cuda(input) || !train.has_value() || *train) throw NotServed();
-  (void)p;
-  c10::OptionalDeviceGuard g(at::device_of(input));
-  return {input.clone(), at::ones_like(input, input.options().dtype(at::kBool))};
-}
+// ---- dropout's backward (the mask is drawn in random.cpp) -------------------------------------
 
 at::Tensor dropout_backward(const at::Tensor& grad_output, const at::Tensor& mask, double scale) {
   if (!floating_cuda(grad_output) || !mask.is_cuda() || mask.scalar_type() != at::kBool)
@@ -462,6 +452,58 @@ at::Tensor log_sigmoid_backward(const at::Tensor& grad_output, const at::Tensor&
   return (at::sigmoid(-self.to(acc)) * grad_output.to(acc)).to(self.scalar_type());
 }
 
+// ---- automatic mixed precision: GradScaler's two operators ----------------------------------
+// Composed of device kernels so that no value leaves the device (the scale is never read on the
+// host, as in PyTorch's CUDA kernels).
+
+bool amp_scalar(const at::Tensor& t, at::ScalarType type) {
+  return t.defined() && t.is_cuda() && t.numel() == 1 && t.scalar_type() == type;
+}
+
+// Each tensor multiplied by inv_scale in place; found_inf set to 1 when any element of any of
+// them is infinite or NaN (the largest magnitude is then not finite: max propagates NaN).
+void amp_unscale(at::TensorList self, at::Tensor& found_inf, const at::Tensor& inv_scale) {
+  if (!amp_scalar(found_inf, at::kFloat) || !amp_scalar(inv_scale, at::kFloat) ||
+      found_inf.device() != inv_scale.device())
+    throw NotServed();
+  for (const at::Tensor& t : self)
+    if (!floating_cuda(t) || t.device() != inv_scale.device()) throw NotServed();
+  c10::OptionalDeviceGuard g(at::device_of(inv_scale));
+  std::vector<at::Tensor> largest;  // each tensor's, then one test for all
+  for (const at::Tensor& t : self)
+    if (t.numel() > 0) largest.push_back(at::amax(at::abs(t)).to(at::kFloat));
+  if (!largest.empty()) {
+    const at::Tensor all = at::stack(largest).amax();
+    found_inf.copy_(at::where(at::isfinite(all), found_inf, 1.0));
+  }
+  for (const at::Tensor& t : self) const_cast<at::Tensor&>(t).mul_(inv_scale);
+}
+
+// GradScaler's update: back off after an overflow, grow after growth_interval clean steps (when
+// the grown scale is finite), as PyTorch's _amp_update_scale_ kernel computes it.
+at::Tensor& amp_update_scale(at::Tensor& scale, at::Tensor& growth_tracker,
+                             const at::Tensor& found_inf, double growth_factor,
+                             double backoff_factor, int64_t growth_interval) {
+  if (!amp_scalar(scale, at::kFloat) || !amp_scalar(growth_tracker, at::kInt) ||
+      !amp_scalar(found_inf, at::kFloat) || growth_tracker.device() != scale.device() ||
+      found_inf.device() != scale.device())
+    throw NotServed();
+  c10::OptionalDeviceGuard g(at::device_of(scale));
+  const at::Tensor overflow = found_inf.ne(0);
+  const at::Tensor successful = growth_tracker + 1;
+  const at::Tensor grow = successful.eq(growth_interval);
+  const at::Tensor wide = scale.to(at::kDouble);
+  const at::Tensor grown = (wide * growth_factor).to(at::kFloat);
+  const at::Tensor backed_off = (wide * backoff_factor).to(at::kFloat);
+  const at::Tensor kept = at::where(grow, at::where(at::isfinite(grown), grown, scale), scale);
+  const at::Tensor new_scale = at::where(overflow, backed_off, kept);
+  const at::Tensor zero = at::zeros_like(successful);
+  const at::Tensor new_tracker = at::where(overflow, zero, at::where(grow, zero, successful));
+  scale.copy_(new_scale);
+  growth_tracker.copy_(new_tracker);
+  return scale;
+}
+
 }  // namespace
 
 std::vector<Kernel> training_kernels() {
@@ -482,8 +524,9 @@ std::vector<Kernel> training_kernels() {
   v.push_back(kernel<&mse_loss_backward_out>("aten::mse_loss_backward.grad_input"));
   v.push_back(kernel<&log_sigmoid_forward>("aten::log_sigmoid_forward"));
   v.push_back(kernel<&log_sigmoid_backward>("aten::log_sigmoid_backward"));
-  v.push_back(kernel<&dropout>("aten::native_dropout"));
   v.push_back(kernel<&dropout_backward>("aten::native_dropout_backward"));
+  v.push_back(kernel<&amp_unscale>("aten::_amp_foreach_non_finite_check_and_unscale_"));
+  v.push_back(kernel<&amp_update_scale>("aten::_amp_update_scale_"));
   return v;
 }
 

@@ -122,9 +122,17 @@ Conv prepare(const at::Tensor& input, const at::Tensor& weight, c10::SymIntArray
 void require_conv(const at::Tensor& input, const at::Tensor& weight) {
   if (!floating_cuda(input) || !floating_cuda(weight) ||
       input.scalar_type() != weight.scalar_type() || input.device() != weight.device() ||
-      input.suggest_memory_format() == at::MemoryFormat::ChannelsLast ||
       (input.dim() != 3 && input.dim() != 4))
     throw NotServed();
+}
+
+// The memory format PyTorch's CUDA convolution gives its results: channels-last when the input
+// or the weight is (the kernels compute on contiguous copies; the results are laid out after).
+at::MemoryFormat conv_format(const at::Tensor& input, const at::Tensor& weight) {
+  const bool channels_last =
+      input.dim() == 4 && (input.suggest_memory_format() == at::MemoryFormat::ChannelsLast ||
+                           weight.suggest_memory_format() == at::MemoryFormat::ChannelsLast);
+  return channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
 }
 
 at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
@@ -155,7 +163,7 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
   }
   out = out.view({s.n, s.o, s.oh, s.ow});
   if (bias) out.add_(bias->view({1, s.o, 1, 1}));
-  return one_d ? out.squeeze(2) : out;
+  return one_d ? out.squeeze(2) : out.contiguous(conv_format(input, weight));
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
@@ -205,6 +213,11 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
     if (one_d) grad_weight = grad_weight.squeeze(2);
   }
   if (mask[2]) grad_bias = dy.to(accumulation(dy.scalar_type())).sum({0, 2}).to(dy.scalar_type());
+  if (!one_d) {
+    const at::MemoryFormat format = conv_format(input, weight);
+    if (grad_input.defined()) grad_input = grad_input.contiguous(format);
+    if (grad_weight.defined()) grad_weight = grad_weight.contiguous(format);
+  }
   return {grad_input, grad_weight, grad_bias};
 }
 
@@ -233,9 +246,7 @@ training::MaxPool pool_geometry(const at::Tensor& x, const at::Tensor& out, at::
 }
 
 void require_pool(const at::Tensor& self) {
-  if (!floating_cuda(self) || self.suggest_memory_format() == at::MemoryFormat::ChannelsLast ||
-      (self.dim() != 3 && self.dim() != 4))
-    throw NotServed();
+  if (!floating_cuda(self) || (self.dim() != 3 && self.dim() != 4)) throw NotServed();
 }
 
 std::tuple<at::Tensor, at::Tensor> max_pool2d_with_indices(
@@ -248,12 +259,20 @@ std::tuple<at::Tensor, at::Tensor> max_pool2d_with_indices(
   const at::Tensor x = self.contiguous();
   at::Tensor& out = m.out[0];
   at::Tensor& indices = m.out[1];
-  if (!out.is_contiguous() || !indices.is_contiguous()) throw NotServed();
-  training::MaxPool p = pool_geometry(x, out, kernel_size, stride, padding, dilation);
+  // The kernel writes contiguous planes; a channels-last result (PyTorch's for a channels-last
+  // input) takes them by a copy. Indices count within a plane either way.
+  const bool direct = out.is_contiguous() && indices.is_contiguous();
+  at::Tensor o = direct ? out : at::empty(out.sizes(), out.options());
+  at::Tensor i = direct ? indices : at::empty(indices.sizes(), indices.options());
+  training::MaxPool p = pool_geometry(x, o, kernel_size, stride, padding, dilation);
   p.in = static_cast<const char*>(x.const_data_ptr());
-  p.out = static_cast<char*>(out.data_ptr());
-  p.indices = indices.data_ptr<int64_t>();
+  p.out = static_cast<char*>(o.data_ptr());
+  p.indices = i.data_ptr<int64_t>();
   check_launch("max_pool2d", TORCHADA_KERNEL(max_pool_forward)(p, current_stream(x)));
+  if (!direct) {
+    out.copy_(o);
+    indices.copy_(i);
+  }
   return {std::move(out), std::move(indices)};
 }
 
@@ -269,13 +288,15 @@ at::Tensor max_pool2d_with_indices_backward(const at::Tensor& grad_output, const
   structured::Functional<at::meta::structured_max_pool2d_with_indices_backward, 1> m;
   m.meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
   at::Tensor& grad_input = m.out[0];
-  if (!grad_input.is_contiguous()) throw NotServed();
+  const bool direct = grad_input.is_contiguous();
+  at::Tensor gi = direct ? grad_input : at::empty(grad_input.sizes(), grad_input.options());
   const at::Tensor dy = grad_output.contiguous(), idx = indices.contiguous();
   training::MaxPool p = pool_geometry(self, dy, kernel_size, stride, padding, dilation);
   p.in = static_cast<const char*>(dy.const_data_ptr());
-  p.out = static_cast<char*>(grad_input.data_ptr());
+  p.out = static_cast<char*>(gi.data_ptr());
   p.indices = const_cast<int64_t*>(idx.const_data_ptr<int64_t>());
   check_launch("max_pool2d_backward", TORCHADA_KERNEL(max_pool_backward)(p, current_stream(dy)));
+  if (!direct) grad_input.copy_(gi);
   return std::move(grad_input);
 }
 
