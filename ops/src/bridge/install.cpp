@@ -96,6 +96,10 @@ const std::set<std::string> kStubComposites = {"aten::copy_", "aten::convolution
 // convolution takes the CPU's own algorithm (oneDNN), as the same script on device="cpu" does.
 const std::set<std::string> kHostFirst = {"aten::convolution", "aten::convolution_backward"};
 
+// Random operators whose CUDA implementation is a composition of other operators (the random
+// ones among them served by src/device/random.cpp) where it does not launch a kernel of its own.
+const std::set<std::string> kComposedOfDeviceRandom = {"aten::multinomial"};
+
 struct Installed {
   std::once_flag once;
   int count = -1;
@@ -249,7 +253,8 @@ int install_locked(Installed& st, const char* backend) {
   std::map<std::string, c10::KernelFunction> device_kernels;
   if (device::enabled_for(backend))
     for (auto& k : device::kernels_for_install()) device_kernels.emplace(k.op, k.fn);
-  patch_torch_for_musa(device::random_kernels_installed());
+  const bool random_on_device = device::random_kernels_installed();
+  patch_torch_for_musa(random_on_device);
 
   auto& d = c10::Dispatcher::singleton();
   st.handles = new std::vector<c10::RegistrationHandleRAII>;
@@ -279,8 +284,12 @@ int install_locked(Installed& st, const char* backend) {
       ++st.device_kernels;
     }
     // Random operators always launch a kernel, and a native attempt may draw from a generator
-    // before it fails (randperm draws on the CPU first): straight to the host.
-    if (kHostFirst.count(base) || takes_generator(op->schema())) s->latched.store(true);
+    // before it fails (randperm draws on the CPU first): straight to the host. With the random
+    // kernels on the device, those PyTorch composes of them (multinomial without replacement or
+    // of one sample: exponential_, then argmax or topk) run natively.
+    const bool composed = random_on_device && kComposedOfDeviceRandom.count(base) != 0;
+    if (kHostFirst.count(base) || (takes_generator(op->schema()) && !composed))
+      s->latched.store(true);
     register_state(s);
     st.handles->push_back(d.registerImpl(name, K::CUDA, make_bridge_kernel(s), std::nullopt,
                                          nullptr, "torchada kernel bridge (ops/src/bridge)"));

@@ -11,6 +11,7 @@
 // A call whose arguments PyTorch would refuse (a bound out of order, a negative std...) is not
 // served: PyTorch's own operator then raises its error, before the generator moves.
 #include <ATen/ATen.h>
+#include <ATen/ExpandUtils.h>
 #include <ATen/OpMathType.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/core/Generator.h>
@@ -128,6 +129,43 @@ at::Tensor& normal_(at::Tensor& self, double mean, double std, std::optional<at:
   f.a = mean;
   f.b = std;
   return fill(self, f, gen);
+}
+
+// normal with tensor arguments, as PyTorch composes it: a standard (or std-scaled) fill of a
+// contiguous result, then std and mean applied.
+void check_std_tensor(const at::Tensor& std) {
+  TORCH_CHECK(std.numel() == 0 || std.min().ge(0).item<bool>(),
+              "normal expects all elements of std >= 0.0");
+}
+
+at::Tensor normal_tensor_float(const at::Tensor& mean, double std,
+                               std::optional<at::Generator> gen) {
+  if (!floating_cuda(mean) || !(std >= 0.0)) throw NotServed();
+  c10::OptionalDeviceGuard guard(at::device_of(mean));
+  at::Tensor out = at::empty_like(mean, at::MemoryFormat::Contiguous);
+  normal_(out, 0, std, gen);
+  return out.add_(mean);
+}
+
+at::Tensor normal_float_tensor(double mean, const at::Tensor& std,
+                               std::optional<at::Generator> gen) {
+  if (!floating_cuda(std)) throw NotServed();
+  c10::OptionalDeviceGuard guard(at::device_of(std));
+  check_std_tensor(std);
+  at::Tensor out = at::empty_like(std, at::MemoryFormat::Contiguous);
+  normal_(out, 0, 1, gen);
+  return out.mul_(std).add_(mean);
+}
+
+at::Tensor normal_tensor_tensor(const at::Tensor& mean, const at::Tensor& std,
+                                std::optional<at::Generator> gen) {
+  if (!floating_cuda(mean) || !floating_cuda(std) || mean.device() != std.device())
+    throw NotServed();
+  c10::OptionalDeviceGuard guard(at::device_of(mean));
+  check_std_tensor(std);
+  at::Tensor out = at::empty(at::infer_size(mean.sizes(), std.sizes()), mean.options());
+  normal_(out, 0, 1, gen);
+  return out.mul_(std).add_(mean);
 }
 
 at::Tensor& bernoulli_(at::Tensor& self, double p, std::optional<at::Generator> gen) {
@@ -291,6 +329,9 @@ std::vector<Kernel> random_kernels() {
   std::vector<Kernel> v;
   v.push_back(kernel<&uniform_>("aten::uniform_"));
   v.push_back(kernel<&normal_>("aten::normal_"));
+  v.push_back(kernel<&normal_tensor_float>("aten::normal.Tensor_float"));
+  v.push_back(kernel<&normal_float_tensor>("aten::normal.float_Tensor"));
+  v.push_back(kernel<&normal_tensor_tensor>("aten::normal.Tensor_Tensor"));
   v.push_back(kernel<&bernoulli_>("aten::bernoulli_.float"));
   v.push_back(kernel<&exponential_>("aten::exponential_"));
   v.push_back(kernel<&random_>("aten::random_"));

@@ -320,6 +320,29 @@ struct AllAny {
   }
 };
 
+// any() / all() over everything.
+template <class AA>
+at::Tensor all_any_full(const at::Tensor& self) {
+  return AA::dims(self, std::nullopt, false);
+}
+
+// aminmax: amin and amax (two launches where PyTorch's kernel makes one). Empty input without a
+// dimension is PyTorch's own error.
+std::tuple<at::Tensor, at::Tensor> aminmax(const at::Tensor& self, std::optional<int64_t> dim,
+                                           bool keepdim) {
+  require_real(self);
+  if (self.numel() == 0 || self.scalar_type() == at::kBool) throw NotServed();
+  c10::OptionalDeviceGuard g(at::device_of(self));
+  if (dim) return {at::amin(self, *dim, keepdim), at::amax(self, *dim, keepdim)};
+  at::Tensor lo = at::amin(self), hi = at::amax(self);
+  if (keepdim && self.dim() > 0) {
+    const std::vector<int64_t> ones(self.dim(), 1);
+    lo = lo.reshape(ones);
+    hi = hi.reshape(ones);
+  }
+  return {lo, hi};
+}
+
 // max() / min() over everything: amax over every dimension, with PyTorch's message for empty
 // input.
 template <Op O>
@@ -388,6 +411,9 @@ std::vector<Kernel> reduce_kernels() {
   v.push_back(kernel<&All::dims>("aten::all.dims"));
   v.push_back(kernel<&Any::dim>("aten::any.dim"));
   v.push_back(kernel<&All::dim>("aten::all.dim"));
+  v.push_back(kernel<&all_any_full<Any>>("aten::any"));
+  v.push_back(kernel<&all_any_full<All>>("aten::all"));
+  v.push_back(kernel<&aminmax>("aten::aminmax"));
   v.push_back(kernel<&var<false>>("aten::var.correction"));
   v.push_back(kernel<&var_out<false>>("aten::var.correction_out"));
   v.push_back(kernel<&var<true>>("aten::std.correction"));
