@@ -838,6 +838,20 @@ def test_random_operators_draw_as_pytorchs_cuda_kernels(mode):
         want.append(np.sqrt(-2 * np.log(u)) * (np.sin(v) if i % 2 == 0 else np.cos(v)))
     torch.testing.assert_close(got, torch.tensor(want, dtype=torch.float32), rtol=1e-4, atol=1e-4)
 
+    # multinomial without replacement is PyTorch's own composition, argmax(p / q) with q drawn by
+    # exponential_ (-log of the uniform draws), on the device; normal with a tensor mean is
+    # normal_ then the mean added.
+    p = torch.softmax(values((3, 50), torch.float32), -1)
+    g = torch.Generator("cuda").manual_seed(seed)
+    got = torch.multinomial(p.cuda(), 1, generator=g).cpu().flatten().tolist()
+    u = np.array([float(uniform32(draws(seed, 0, t, k)[i])) for e, t, k, i in strided(150, 4)])
+    assert got == (p.numpy() / -np.log(u).reshape(3, 50)).argmax(-1).tolist(), got
+    mean = values((500,), torch.float32)
+    g.manual_seed(seed)
+    want = torch.empty(500, device="cuda").normal_(0, 3, generator=g).cpu() + mean
+    g.manual_seed(seed)
+    same(torch.normal(mean.cuda(), 3.0, generator=g), want, 1e-6)
+
     # Dropout: the mask from vectors of 4 (float, aligned), 8 (half: two draws a vector) and the
     # unrolled order (an odd count); the kept elements scaled by 1 / (1 - p).
     for shape, dtype, vec in (((64, 50), torch.float32, 4), ((40, 16), torch.float16, 8),
@@ -895,6 +909,7 @@ def test_random_operators_draw_as_pytorchs_cuda_kernels(mode):
     graph.replay()
     assert not torch.equal(first, static) and 0 <= static.min().item() and static.max().item() < 1
     on_device("aten::random_", "aten::uniform_", "aten::normal_", "aten::bernoulli_",
-              "aten::exponential_", "aten::native_dropout")
+              "aten::exponential_", "aten::native_dropout", "aten::normal.Tensor_float")
+    assert paths()["aten::multinomial"] == {"native": 1}, paths()["aten::multinomial"]
     print("OK")
     """))
