@@ -32,6 +32,12 @@ template <class T>
   }
 }
 
+// A library's handle type (cublasHandle_t...): HandleOf<T>::known(v) tells a live handle of the
+// library's from anything else, and L::bad_handle(id) answers a call given anything else.
+// Specialised by the library's traits header (shim/cublas/cublas.h).
+template <class T>
+struct HandleOf : std::false_type {};
+
 // A library enum output (cublasGetPointerMode's mode...): MUSA writes the caller's variable itself
 // when the two enums are proven identical (Pair<>::kIdentical: nothing to translate), else a MUSA
 // temporary, translated back on success.
@@ -92,6 +98,21 @@ template <class L>
 [[gnu::noinline, gnu::cold]] typename L::Status lib_error(Fn id, typename L::Status s) {
   return L::fail(id, s);
 }
+template <class L>
+[[gnu::noinline, gnu::cold]] typename L::Status lib_bad_handle(Fn id) {
+  return L::bad_handle(id);
+}
+
+// Every handle argument of a call a live handle of its library.
+template <class... A>
+[[gnu::always_inline]] inline bool handles_ok(A... args) {
+  return ([&] {
+    if constexpr (HandleOf<A>::value)
+      return HandleOf<A>::known(args);
+    else
+      return true;
+  }() && ...);
+}
 
 // The generated forwarders' body: refuse untranslatable enum values, convert every argument,
 // call, translate the status back.
@@ -99,6 +120,9 @@ template <class L, class R, class... P, class... A>
 [[gnu::always_inline]] inline typename L::Status lib_call(Fn id, R (*fn)(P...), A... args) {
   static_assert(sizeof...(P) == sizeof...(A), "argument count differs from the MUSA signature");
   if (TORCHADA_UNLIKELY(fn == nullptr)) return lib_missing<L>(id);
+  if constexpr ((HandleOf<A>::value || ...)) {
+    if (TORCHADA_UNLIKELY(!handles_ok(args...))) return lib_bad_handle<L>(id);
+  }
   if (TORCHADA_UNLIKELY(!(arg_ok(args) && ...))) return lib_invalid_enum<L>(id);
   const typename L::Status s = L::status(fn(convert<P>(args)...));
   if (TORCHADA_UNLIKELY(s != L::kSuccess)) return lib_error<L>(id, s);

@@ -145,6 +145,12 @@ void add(const void* h, Kind kind) {
   }
 }
 
+bool known_cublas_slow(const void* h) {
+  if (h == nullptr) return false;
+  std::lock_guard<std::mutex> lock(writers());
+  return is_cublas(reinterpret_cast<std::uintptr_t>(h));
+}
+
 Resolved resolve(const void* h) {
   Resolved r;
   if (h == nullptr) return r;

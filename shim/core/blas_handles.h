@@ -71,6 +71,30 @@ inline void* lt_fast(const void* h) {
   return reinterpret_cast<void*>(lt);
 }
 
+// Whether h is a handle cublasCreate returned and cublasDestroy has not taken back: the check of
+// every cuBLAS call's handle (abi/library.h), so that a destroyed, never-created or garbage
+// handle is refused (CUBLAS_STATUS_NOT_INITIALIZED) before muBLAS dereferences it. Lock-free when
+// no writer is busy; the mutex decides otherwise.
+bool known_cublas_slow(const void* h);
+inline bool known_cublas(const void* h) {
+  const std::uint64_t seq = g_sequence.load(std::memory_order_acquire);
+  const Table* t = g_table.load(std::memory_order_acquire);
+  const auto key = reinterpret_cast<std::uintptr_t>(h);
+  bool found = false;
+  for (std::size_t i = slot_of(key, t), n = 0; key != 0 && n <= t->mask;
+       ++n, i = (i + 1) & t->mask) {
+    const std::uintptr_t k = t->slots[i].key.load(std::memory_order_acquire);
+    if (k == key) {
+      found = t->slots[i].lt.load(std::memory_order_acquire) != key;  // not a cuBLASLt handle
+      break;
+    }
+    if (k == 0) break;
+  }
+  if ((seq & 1) != 0 || g_sequence.load(std::memory_order_relaxed) != seq)
+    return known_cublas_slow(h);
+  return found;
+}
+
 enum class Kind {
   kUnknown,  // neither (never created by the shim, or destroyed)
   kLt,       // from cublasLtCreate

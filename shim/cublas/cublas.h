@@ -6,6 +6,7 @@
 #include <mublas.h>
 
 #include "abi/library.h"
+#include "core/blas_handles.h"
 #include "core/library_tables.h"
 #include "core/log.h"
 #include "gen/fn_ids.h"
@@ -59,6 +60,16 @@ struct CublasLib {
     if (s == CUBLAS_STATUS_NOT_SUPPORTED) note_backend_refusal(id, "muBLAS", why);
     return s;
   }
+  // A handle cublasCreate did not return, or cublasDestroy took back: as cuBLAS documents for
+  // an uninitialised handle, and never passed to muBLAS (which would dereference it).
+  [[gnu::noinline, gnu::cold]] static Status bad_handle(Fn id) {
+    TORCHADA_LOG(kWarn,
+                 "%s: the cuBLAS handle is not one cublasCreate returned (destroyed, or never "
+                 "created): CUBLAS_STATUS_NOT_INITIALIZED",
+                 kFnNames[static_cast<int>(id)]);
+    note_error(id);
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  }
   static Status invalid_enum(Fn id) {
     TORCHADA_LOG(kWarn,
                  "%s: an enum argument has no muBLAS counterpart: CUBLAS_STATUS_INVALID_VALUE",
@@ -88,6 +99,15 @@ struct CublasLib {
                  kFnNames[static_cast<int>(id)], what);
     note_error(id);
     return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+};
+
+// Every cuBLAS call's handle is checked against the handles cublasCreate returned
+// (core/blas_handles.h) before it reaches muBLAS.
+template <>
+struct HandleOf<cublasHandle_t> : std::true_type {
+  [[gnu::always_inline]] static bool known(cublasHandle_t h) {
+    return blas_handles::known_cublas(h);
   }
 };
 

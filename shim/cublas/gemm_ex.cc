@@ -132,6 +132,7 @@ cublasStatus_t gemm_ex(Fn id, cublasHandle_t handle, cublasOperation_t transa,
                        cudaDataType Atype, I lda, const void* B, cudaDataType Btype, I ldb,
                        const void* beta, void* C, cudaDataType Ctype, I ldc,
                        cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  if (!blas_handles::known_cublas(handle)) return CublasLib::bad_handle(id);
   if (!all_valid(transa, transb, Atype, Btype, Ctype, algo)) return CublasLib::invalid_enum(id);
   const GemmExFns& f = gemm_ex_fns();
   auto h = convert<H>(handle);
@@ -158,6 +159,7 @@ cublasStatus_t gemm_batched_ex(Fn id, cublasHandle_t handle, cublasOperation_t t
                                const void* beta, void* const Carray[], cudaDataType Ctype, I ldc,
                                I batchCount, cublasComputeType_t computeType,
                                cublasGemmAlgo_t algo) {
+  if (!blas_handles::known_cublas(handle)) return CublasLib::bad_handle(id);
   if (!all_valid(transa, transb, Atype, Btype, Ctype, algo)) return CublasLib::invalid_enum(id);
   const GemmExFns& f = gemm_ex_fns();
   auto h = convert<H>(handle);
@@ -184,6 +186,7 @@ cublasStatus_t gemm_strided_ex(Fn id, cublasHandle_t handle, cublasOperation_t t
                                const void* beta, void* C, cudaDataType Ctype, I ldc,
                                long long strideC, I batchCount, cublasComputeType_t computeType,
                                cublasGemmAlgo_t algo) {
+  if (!blas_handles::known_cublas(handle)) return CublasLib::bad_handle(id);
   if (!all_valid(transa, transb, Atype, Btype, Ctype, algo)) return CublasLib::invalid_enum(id);
   const GemmExFns& f = gemm_ex_fns();
   auto h = convert<H>(handle);

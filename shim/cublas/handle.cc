@@ -28,6 +28,8 @@ cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
   constexpr Fn id = Fn::k_cublasDestroy_v2;
   const auto fn = mublas_backend().table.mublasDestroy;
   if (fn == nullptr) return CublasLib::missing(id);
+  // Destroyed already, or never created: refused, never passed to muBLAS.
+  if (!blas_handles::known_cublas(handle)) return CublasLib::bad_handle(id);
   if (void* lt = blas_handles::remove_cublas(handle)) {
     const int st = blas_handles::destroy_lt(lt);
     if (st == 0)

@@ -32,6 +32,7 @@ cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int* version) {
   const auto& be = mublas_backend();
   if (be.failed) return CUBLAS_STATUS_NOT_INITIALIZED;
   // The handle must be a live muBLAS handle, as with cuBLAS.
+  if (!blas_handles::known_cublas(handle)) return CublasLib::bad_handle(Fn::k_cublasGetVersion_v2);
   int musa_version = 0;
   if (be.table.mublasGetVersion) {
     mublasStatus_t s = be.table.mublasGetVersion(convert<mublasHandle_t>(handle), &musa_version);

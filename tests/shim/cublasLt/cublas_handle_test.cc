@@ -311,6 +311,51 @@ TEST_F(CublasHandle, UnknownHandlesAreRefused) {
   EXPECT_EQ(cublasLtDestroy(bogus), CUBLAS_STATUS_NOT_INITIALIZED);
 }
 
+// cuBLAS calls given a destroyed handle, a pointer that was never a handle or null answer
+// CUBLAS_STATUS_NOT_INITIALIZED and never reach muBLAS (which would dereference them): generated
+// forwarders (cublasSetStream, cublasSgemm), hand-written ones (cublasGemmEx, cublasGetVersion),
+// and cublasDestroy itself, twice. A live handle keeps working beside them.
+TEST_F(CublasHandle, DestroyedAndForeignCublasHandlesAreRefused) {
+  uint64_t words[64] = {};
+  const cublasHandle_t bogus = reinterpret_cast<cublasHandle_t>(&words[8]);
+  cublasHandle_t live = nullptr, dead = nullptr;
+  ASSERT_EQ(cublasCreate(&live), CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cublasCreate(&dead), CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cublasDestroy(dead), CUBLAS_STATUS_SUCCESS);
+  const float alpha = 1.0f, beta = 0.0f;
+  float* d = device_copy(std::vector<float>(4, 1.0f));
+  int version = 0;
+  for (cublasHandle_t h : {dead, bogus, cublasHandle_t{}}) {
+    const std::string log = log_of([&] {
+      EXPECT_EQ(cublasSetStream(h, nullptr), CUBLAS_STATUS_NOT_INITIALIZED);
+      EXPECT_EQ(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &alpha, d, 2, d, 2, &beta, d, 2),
+                CUBLAS_STATUS_NOT_INITIALIZED);
+      EXPECT_EQ(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &alpha, d, CUDA_R_32F, 2, d,
+                             CUDA_R_32F, 2, &beta, d, CUDA_R_32F, 2, CUBLAS_COMPUTE_32F,
+                             CUBLAS_GEMM_DEFAULT),
+                CUBLAS_STATUS_NOT_INITIALIZED);
+      EXPECT_EQ(cublasGetVersion(h, &version), CUBLAS_STATUS_NOT_INITIALIZED);
+      EXPECT_EQ(cublasDestroy(h), CUBLAS_STATUS_NOT_INITIALIZED);
+    });
+    for (const char* fn : {"cublasSetStream_v2", "cublasSgemm_v2", "cublasGemmEx",
+                           "cublasGetVersion_v2", "cublasDestroy_v2"})
+      EXPECT_NE(log.find(std::string(fn) + ": the cuBLAS handle is not one cublasCreate returned"),
+                std::string::npos)
+          << fn << "\n"
+          << log;
+  }
+  for (uint64_t w : words) EXPECT_EQ(w, 0u);
+  float* c = device_copy(std::vector<float>(4, 0.0f));
+  EXPECT_EQ(cublasSgemm(live, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &alpha, d, 2, d, 2, &beta, c, 2),
+            CUBLAS_STATUS_SUCCESS);
+  float out[4] = {};
+  ASSERT_EQ(cudaMemcpy(out, c, sizeof(out), cudaMemcpyDeviceToHost), cudaSuccess);
+  for (float v : out) EXPECT_EQ(v, 2.0f);
+  EXPECT_EQ(cublasDestroy(live), CUBLAS_STATUS_SUCCESS);
+  cudaFree(c);
+  cudaFree(d);
+}
+
 // muBLAS's own refusal (NOT_IMPLEMENTED, cuBLAS's NOT_SUPPORTED) of a forwarded cuBLAS call names
 // the call once in the log: a norm whose result type is not the data's.
 TEST_F(CublasHandle, MublasRefusalsAreNamedOnce) {
