@@ -13,6 +13,13 @@ struct PtrArrays {
   B* const* b;
   C* const* c;
   bool arrays_present() const { return a != nullptr && b != nullptr && c != nullptr; }
+  // The arrays themselves in device memory (read by the work); each entry is checked as it
+  // comes.
+  bool extents_ok(const FaultSite& site, int batch, size_t, size_t, size_t) const {
+    const size_t n = static_cast<size_t>(batch) * sizeof(void*);
+    return operand_ok(site, "A array", a, n) && operand_ok(site, "B array", b, n) &&
+           operand_ok(site, "C array", c, n);
+  }
   A* ai(int i) const { return a[i]; }
   B* bi(int i) const { return b[i]; }
   C* ci(int i) const { return c[i]; }
@@ -28,6 +35,13 @@ struct Strided3 {
   C* c;
   long long sc;
   bool arrays_present() const { return a != nullptr && b != nullptr && c != nullptr; }
+  // Every entry of each operand, from its base: one_* bytes an entry.
+  bool extents_ok(const FaultSite& site, int batch, size_t one_a, size_t one_b,
+                  size_t one_c) const {
+    return operand_ok(site, "A", a, strided_bytes(one_a, sa, batch, sizeof(A))) &&
+           operand_ok(site, "B", b, strided_bytes(one_b, sb, batch, sizeof(B))) &&
+           operand_ok(site, "C", c, strided_bytes(one_c, sc, batch, sizeof(C)));
+  }
   A* ai(int i) const { return a + i * sa; }
   B* bi(int i) const { return b + i * sb; }
   C* ci(int i) const { return c + i * sc; }
@@ -46,13 +60,21 @@ mublasStatus_t gemm_batched_core(mublasHandle_t h, mublasOperation_t ta, mublasO
   c.ptr(src.arrays_present() ? alpha : nullptr);
   MUBLAS_TRY(c.status());
   const Scalar<S> a(h, alpha), b(h, beta);
+  const FaultSite site = fault_site(h, "gemm (batched)");
+  const size_t sa = k > 0 ? matrix_bytes(is_n(ta) ? m : k, is_n(ta) ? k : m, lda, sizeof(E)) : 0;
+  const size_t sb = k > 0 ? matrix_bytes(is_n(tb) ? k : n, is_n(tb) ? n : k, ldb, sizeof(E)) : 0;
+  const size_t sc = matrix_bytes(m, n, ldc, sizeof(E));
   return enqueue(h, [=] {
+    if (!src.extents_ok(site, batch, sa, sb, sc)) return;
     const S av = a(), bv = b();
     for (int i = 0; i < batch; ++i) {
       const E* A = src.ai(i);
       const E* B = src.bi(i);
       E* C = src.ci(i);
       if (C == nullptr || (k > 0 && (A == nullptr || B == nullptr))) continue;
+      if (!operand_ok(site, "A", A, sa) || !operand_ok(site, "B", B, sb) ||
+          !operand_ok(site, "C", C, sc))
+        return;  // the device has faulted: the rest of the batch is not run
       job(ta, tb, m, n, k, av, A, lda, B, ldb, bv, C, ldc);
     }
   });

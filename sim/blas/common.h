@@ -179,6 +179,36 @@ class Check {
   mublasStatus_t st_;
 };
 
+// ---- Operands in device memory
+
+// Bytes a column-major rows x cols matrix with leading dimension ld spans (0 when empty).
+inline size_t matrix_bytes(long long rows, long long cols, long long ld, size_t esize) {
+  if (rows <= 0 || cols <= 0) return 0;
+  return static_cast<size_t>((cols - 1) * ld + rows) * esize;
+}
+
+// Bytes `batch` entries of `one` bytes each, `stride` elements apart, span from the first
+// (negative strides: the first entry alone is checked).
+inline size_t strided_bytes(size_t one, long long stride, long long batch, size_t esize) {
+  if (one == 0 || batch <= 0) return 0;
+  if (stride < 0) return one;
+  return static_cast<size_t>((batch - 1) * stride) * esize + one;
+}
+
+// Where a routine's work faults: the device of the handle's stream (taken when the routine is
+// called) and the routine's name for the log line.
+struct FaultSite {
+  int device = 0;
+  const char* routine = "";
+};
+FaultSite fault_site(mublasHandle_t h, const char* routine);
+
+// Whether the `bytes` bytes from `p` lie in device memory. When not, what a GPU kernel reading
+// or writing them does: the device takes the sticky musaErrorIllegalAddress (reported by the next
+// synchronisation) and one line names the routine, the operand and its span; the caller skips
+// the work. Called from the work itself, in stream order, when a kernel would touch the operand.
+bool operand_ok(const FaultSite& site, const char* operand, const void* p, size_t bytes);
+
 #define MUBLAS_TRY(expr)                                        \
   do {                                                          \
     const mublasStatus_t mublas_st_ = (expr);                   \

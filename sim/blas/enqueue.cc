@@ -7,6 +7,8 @@
 
 #include "../runtime/sim_ext.h"
 
+#include <cstdio>
+
 namespace mublas_sim {
 
 struct Task {
@@ -48,6 +50,25 @@ void run_task(void* p) {
 }
 
 }  // namespace
+
+FaultSite fault_site(mublasHandle_t h, const char* routine) {
+  FaultSite f;
+  f.routine = routine;
+  if (h == nullptr || h->stream == nullptr ||
+      musaStreamGetDevice(h->stream, &f.device) != musaSuccess)
+    musaGetDevice(&f.device);
+  return f;
+}
+
+bool operand_ok(const FaultSite& site, const char* operand, const void* p, size_t bytes) {
+  if (bytes == 0 || musaSimCheckRange(p, bytes) == musaSuccess) return true;
+  std::fprintf(stderr,
+               "[torchada sim] %s: operand %s spans %zu bytes from %p, beyond the memory "
+               "allocated there: musaErrorIllegalAddress (sticky) at the next synchronisation\n",
+               site.routine, operand, bytes, p);
+  musaSimRaiseFault(site.device, musaErrorIllegalAddress);
+  return false;
+}
 
 mublasStatus_t enqueue(mublasHandle_t h, std::function<void()> fn, Wait wait) {
   musaStreamCaptureStatus cs = musaStreamCaptureStatusNone;

@@ -29,7 +29,16 @@ mublasStatus_t gemm(mublasHandle_t h, mublasOperation_t ta, mublasOperation_t tb
   MUBLAS_TRY(c.status());
   const Scalar<T> a(h, alpha), b(h, beta);
   const bool tf32 = tf32_math<T>(h);
-  return enqueue(h, [=] { gemm_run<T>(ta, tb, m, n, k, a(), A, lda, B, ldb, b(), C, ldc, tf32); });
+  const FaultSite site = fault_site(h, "gemm");
+  const size_t sa = k > 0 ? matrix_bytes(is_n(ta) ? m : k, is_n(ta) ? k : m, lda, sizeof(T)) : 0;
+  const size_t sb = k > 0 ? matrix_bytes(is_n(tb) ? k : n, is_n(tb) ? n : k, ldb, sizeof(T)) : 0;
+  const size_t sc = matrix_bytes(m, n, ldc, sizeof(T));
+  return enqueue(h, [=] {
+    if (!operand_ok(site, "A", A, sa) || !operand_ok(site, "B", B, sb) ||
+        !operand_ok(site, "C", C, sc))
+      return;
+    gemm_run<T>(ta, tb, m, n, k, a(), A, lda, B, ldb, b(), C, ldc, tf32);
+  });
 }
 
 // symm / hemm: C = alpha A B + beta C (side left) or alpha B A + beta C (right).

@@ -240,13 +240,31 @@ mublasStatus_t gemm_ex(mublasHandle_t h, mublasOperation_t ta, mublasOperation_t
     const AnyScalar<E> a(h, plan.scale, alpha), b(h, plan.scale, beta);
     const Round r = plan.round;
     const ExOperands o = ops;
+    const FaultSite site = fault_site(h, "gemm (GemmEx)");
+    const size_t sa = k > 0 ? matrix_bytes(is_n(ta) ? m : k, is_n(ta) ? k : m, lda, ea) : 0;
+    const size_t sb = k > 0 ? matrix_bytes(is_n(tb) ? k : n, is_n(tb) ? n : k, ldb, eb) : 0;
+    const size_t sc = matrix_bytes(m, n, ldc, ec);
     return enqueue(h, [=] {
+      if (o.arrays) {
+        const size_t bytes = static_cast<size_t>(batch) * sizeof(void*);
+        if (!operand_ok(site, "A array", o.a_arr, bytes) ||
+            !operand_ok(site, "B array", o.b_arr, bytes) ||
+            !operand_ok(site, "C array", o.c_arr, bytes))
+          return;
+      } else if (!operand_ok(site, "A", o.a, strided_bytes(sa, o.sa, batch, ea)) ||
+                 !operand_ok(site, "B", o.b, strided_bytes(sb, o.sb, batch, eb)) ||
+                 !operand_ok(site, "C", o.c, strided_bytes(sc, o.sc, batch, ec))) {
+        return;
+      }
       const E av = a(), bv = b();
       for (int i = 0; i < batch; ++i) {
         const void* A = o.arrays ? o.a_arr[i] : nth(o.a, o.sa, ea, i);
         const void* B = o.arrays ? o.b_arr[i] : nth(o.b, o.sb, eb, i);
         void* C = o.arrays ? o.c_arr[i] : const_cast<void*>(nth(o.c, o.sc, ec, i));
         if (C == nullptr || (k > 0 && (A == nullptr || B == nullptr))) continue;
+        if (!operand_ok(site, "A", A, sa) || !operand_ok(site, "B", B, sb) ||
+            !operand_ok(site, "C", C, sc))
+          return;  // the device has faulted: the rest of the batch is not run
         run_entry<E>(ta, tb, m, n, k, av, A, at, lda, B, bt, ldb, bv, C, ct, ldc, r);
       }
     });

@@ -674,6 +674,34 @@ musaError_t musaSimDeviceMemory(int d, size_t* used, size_t* total) {
   });
 }
 
+musaError_t musaSimCheckRange(const void* p, size_t bytes) {
+  return api([&] {
+    auto at = reinterpret_cast<uintptr_t>(p);
+    Alloc first;
+    // Memory outside every allocation is the host's, which simulated devices address (as GPUs
+    // with HMM do): only a span that starts in an allocation can overrun it.
+    if (bytes == 0 || !lookup(p, &first)) return musaSuccess;
+    while (bytes > 0) {
+      Alloc a;
+      if (!lookup(reinterpret_cast<const void*>(at), &a)) return musaErrorIllegalAddress;
+      const uintptr_t end = a.base + a.size;  // at lies in [a.base, end)
+      if (end - at >= bytes) return musaSuccess;
+      bytes -= end - at;
+      at = end;  // the rest must start an adjacent allocation
+    }
+    return musaSuccess;
+  });
+}
+
+musaError_t musaSimRaiseFault(int d, musaError_t fault) {
+  return api([&] {
+    if (!valid_device(d)) return musaErrorInvalidDevice;
+    int expected = musaSuccess;
+    device(d).fault.compare_exchange_strong(expected, static_cast<int>(fault));
+    return musaSuccess;
+  });
+}
+
 musaError_t musaSetDevice(int d) {
   return api([&] {
     if (!valid_device(d)) return musaErrorInvalidDevice;

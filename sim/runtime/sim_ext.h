@@ -26,4 +26,17 @@ MUSA_RT_API musaError_t musaSimDeviceBusyTime(int device, unsigned long long* na
 // `device`'s memory in use (every allocation on it, by any thread) and its size, in bytes, without
 // making it current: the simulated MTML's memory figures.
 MUSA_RT_API musaError_t musaSimDeviceMemory(int device, size_t* used, size_t* total);
+
+// Whether the `bytes` bytes from `p` stay in memory the device can address: a span that starts
+// in an allocation (of any kind) must end in it or in allocations adjacent to it (a VMM range
+// mapped piece by piece); memory outside every allocation is host memory, which the simulated
+// devices address as GPUs with HMM do. musaSuccess, else musaErrorIllegalAddress. For the
+// libraries' operands, which a GPU would read or write there.
+MUSA_RT_API musaError_t musaSimCheckRange(const void* p, size_t bytes);
+
+// A library's work on `device` would have touched memory outside its allocations: the device
+// takes `fault` (musaErrorIllegalAddress) as its sticky error, as a GPU kernel's memory fault
+// makes it, reported by the next synchronisation (the first fault stays). May be called from a
+// stream's work. musaErrorInvalidDevice for an ordinal out of range.
+MUSA_RT_API musaError_t musaSimRaiseFault(int device, musaError_t fault);
 }

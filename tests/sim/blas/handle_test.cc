@@ -437,5 +437,52 @@ TEST_F(Handle, StreamOrderHoldsWhetherWorkRunsAtOnceOrQueued) {
   ASSERT_EQ(musaSuccess, musaStreamDestroy(s));
 }
 
+// Operands beyond their allocations are what a GPU makes of them: the call succeeds, the work
+// does not run, and the device takes the sticky musaErrorIllegalAddress, reported by the next
+// synchronisation; the allocations around are untouched and the process lives. musaDeviceReset
+// clears the fault, as it clears a GPU context's.
+TEST_F(Handle, OperandsBeyondTheirAllocationsFaultTheDevice) {
+  float *a = nullptr, *c = nullptr, *next = nullptr;
+  ASSERT_EQ(musaSuccess, musaMalloc(reinterpret_cast<void**>(&a), 4 * 4 * sizeof(float)));
+  ASSERT_EQ(musaSuccess, musaMalloc(reinterpret_cast<void**>(&c), 4 * 4 * sizeof(float)));
+  ASSERT_EQ(musaSuccess, musaMalloc(reinterpret_cast<void**>(&next), 4096));
+  ASSERT_EQ(musaSuccess, musaMemset(next, 0x5a, 4096));
+  ASSERT_EQ(musaSuccess, musaMemset(c, 0, 4 * 4 * sizeof(float)));
+  const float one = 1.0f, zero = 0.0f;
+  // A 4 x 4 product over 4 x 4 buffers is fine; k = 64 reads A and B far beyond theirs.
+  MU_OK(mublasSgemm(h_, MUBLAS_OP_N, MUBLAS_OP_N, 4, 4, 4, &one, a, 4, a, 4, &zero, c, 4));
+  sync();
+  testing::internal::CaptureStderr();
+  MU_OK(mublasSgemm(h_, MUBLAS_OP_N, MUBLAS_OP_N, 4, 4, 64, &one, a, 4, a, 64, &zero, c, 4));
+  EXPECT_EQ(musaErrorIllegalAddress, musaDeviceSynchronize());
+  EXPECT_EQ(musaErrorIllegalAddress, musaDeviceSynchronize());  // sticky
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("gemm: operand A spans"), std::string::npos) << log;
+  EXPECT_NE(log.find("musaErrorIllegalAddress"), std::string::npos) << log;
+  ASSERT_EQ(musaSuccess, musaDeviceReset());
+  EXPECT_EQ(musaSuccess, musaDeviceSynchronize());
+  // The strided and GemmEx forms check each batch entry.
+  ASSERT_EQ(musaSuccess, musaMalloc(reinterpret_cast<void**>(&a), 4 * 4 * sizeof(float)));
+  ASSERT_EQ(musaSuccess, musaMalloc(reinterpret_cast<void**>(&c), 4 * 4 * sizeof(float)));
+  std::vector<unsigned char> host(4096);
+  ASSERT_EQ(musaSuccess, musaMalloc(reinterpret_cast<void**>(&next), 4096));
+  ASSERT_EQ(musaSuccess, musaMemset(next, 0x5a, 4096));
+  testing::internal::CaptureStderr();
+  MU_OK(mublasSgemmStridedBatched(h_, MUBLAS_OP_N, MUBLAS_OP_N, 4, 4, 4, &one, a, 4, 16, a, 4, 16,
+                                  &zero, c, 4, 16, 3));
+  EXPECT_EQ(musaErrorIllegalAddress, musaDeviceSynchronize());
+  ASSERT_EQ(musaSuccess, musaMemcpy(host.data(), next, 4096, musaMemcpyDeviceToHost));
+  for (unsigned char v : host) ASSERT_EQ(0x5a, v);  // the neighbour was not written
+  ASSERT_EQ(musaSuccess, musaDeviceReset());
+  ASSERT_EQ(musaSuccess, musaMalloc(reinterpret_cast<void**>(&a), 4 * 4 * sizeof(float)));
+  MU_OK(mublasGemmEx(h_, MUBLAS_OP_T, MUBLAS_OP_N, 4, 4, 4, &one, a, MUSA_R_32F, 4, a, MUSA_R_32F,
+                     4, &zero, a + 8, MUSA_R_32F, 4, MUBLAS_COMPUTE_32F, MUBLAS_GEMM_DEFAULT));
+  EXPECT_EQ(musaErrorIllegalAddress, musaDeviceSynchronize());
+  const std::string log2 = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log2.find("gemm (batched): operand"), std::string::npos) << log2;
+  EXPECT_NE(log2.find("gemm (GemmEx): operand C"), std::string::npos) << log2;
+  ASSERT_EQ(musaSuccess, musaDeviceReset());
+}
+
 }  // namespace
 }  // namespace bt
