@@ -238,6 +238,27 @@ struct RankBuffers {
 
 using InProcess = CclTest;
 
+// A count beyond the buffers: what a GPU's collective kernel makes of it, the device's sticky
+// musaErrorIllegalAddress at the next synchronisation; the call itself succeeds, nothing runs
+// and the process lives; musaDeviceReset clears the fault.
+TEST_F(InProcess, BuffersBeyondTheirAllocationsFaultTheDevice) {
+  mcclComm_t comm = nullptr;
+  int dev = 0;
+  ASSERT_EQ(mcclCommInitAll(&comm, 1, &dev), mcclSuccess) << mcclGetLastError(nullptr);
+  {
+    DevBuf<float> buf(64);  // in place: the two spans may not overlap otherwise
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(mcclAllReduce(buf.p, buf.p, 4096, mcclFloat, mcclSum, comm, nullptr), mcclSuccess);
+    EXPECT_EQ(musaDeviceSynchronize(), musaErrorIllegalAddress);
+    const std::string log = testing::internal::GetCapturedStderr();
+    EXPECT_NE(log.find("sendbuff spans 16384 bytes"), std::string::npos) << log;
+    EXPECT_EQ(musaDeviceSynchronize(), musaErrorIllegalAddress);  // sticky until the reset
+  }
+  mcclCommDestroy(comm);
+  ASSERT_EQ(musaDeviceReset(), musaSuccess);
+  EXPECT_EQ(musaDeviceSynchronize(), musaSuccess);
+}
+
 TEST_F(InProcess, InitAllQueriesAndGroupedCollectives) {
   NEED_DEVICES(4);
   Clique q(4);
