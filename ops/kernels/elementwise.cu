@@ -455,16 +455,26 @@ __global__ void elementwise_kernel(TORCHADA_PARAM(Args) a, F f) {
     return;
   }
   if (first >= last) return;
+  // An odometer over the dimensions (0 fastest): the offsets move by strides, and a dimension
+  // that wraps carries into the next, so no element costs a division (short inner dimensions,
+  // such as attention's heads, wrap every few elements).
   int64_t off[Args::kMaxOperands];
+  int64_t idx[Args::kMaxDims];
   offsets_of(a, first, off);
-  int64_t along = first % a.sizes[0];  // the index in the fastest dimension
+  int64_t rest = first;
+  for (int d = 0; d < a.ndim; ++d) {
+    idx[d] = rest % a.sizes[d];
+    rest /= a.sizes[d];
+  }
   for (int64_t i = first; i < last; ++i) {
     apply_at<T, R, F, M>(a, f, off);
-    if (++along == a.sizes[0]) {
-      along = 0;
-      offsets_of(a, i + 1, off);
-    } else {
-      for (int k = 0; k < a.noperands; ++k) off[k] += a.strides[k][0];
+    for (int d = 0; d < a.ndim; ++d) {
+      if (++idx[d] < a.sizes[d]) {
+        for (int k = 0; k < a.noperands; ++k) off[k] += a.strides[k][d];
+        break;
+      }
+      idx[d] = 0;
+      for (int k = 0; k < a.noperands; ++k) off[k] -= a.strides[k][d] * (a.sizes[d] - 1);
     }
   }
 #else
