@@ -327,9 +327,21 @@ def test_reductions_match_the_cpu(mode):
     h = values((5, 64), torch.float16)
     same(h.cuda().sum(1, dtype=torch.float32), h.sum(1, dtype=torch.float32), 1e-3)
     same(torch.ones(3, 0, device="cuda").mean(1), torch.ones(3, 0).mean(1))
+    # Over everything: any / all, aminmax; equal (sizes, elements, NaN equal only to itself).
+    x = values((6, 9), torch.float32)
+    for dim, keepdim in ((None, False), (None, True), (1, False), (0, True)):
+        for g, c in zip(torch.aminmax(x.cuda(), dim=dim, keepdim=keepdim),
+                        torch.aminmax(x, dim=dim, keepdim=keepdim)):
+            same(g, c, 0)
+    same(torch.any(x.cuda() > 2.5), torch.any(x > 2.5), 0)
+    same(torch.all(x.cuda() > -3.5), torch.all(x > -3.5), 0)
+    assert torch.equal(x.cuda(), x.clone().cuda()) and not torch.equal(x.cuda(), (x + 1).cuda())
+    assert not torch.equal(x.cuda(), x[:4].cuda())
+    nan = torch.tensor([float("nan"), 1.0], device="cuda")
+    assert torch.equal(nan, nan) and not torch.equal(nan, nan.clone())
     on_device("aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::argmax",
               "aten::argmin", "aten::linalg_vector_norm", "aten::var", "aten::std",
-              "aten::any", "aten::all")
+              "aten::any", "aten::all", "aten::aminmax", "aten::equal")
     print("OK")
     """)
 

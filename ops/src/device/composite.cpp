@@ -265,6 +265,24 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tenso
   return result;
 }
 
+// equal: same sizes and every element equal, as PyTorch's CUDA operator answers it (an
+// elementwise comparison and a reduction on the device, then the one flag read).
+bool equal(const at::Tensor& self, const at::Tensor& other) {
+  if (!self.is_cuda() || !other.is_cuda() || self.device() != other.device() ||
+      self.layout() != at::kStrided || other.layout() != at::kStrided ||
+      !kind_of(self.scalar_type()) || !kind_of(other.scalar_type()) || self.is_neg() ||
+      other.is_neg() || self.is_conj() || other.is_conj())
+    throw NotServed();  // PyTorch's checks and messages
+  if (self.sizes() != other.sizes()) return false;
+  if (self.numel() == 0) return true;
+  // The same elements (so NaN equals itself here, as in PyTorch's operator).
+  if (self.is_alias_of(other) && self.storage_offset() == other.storage_offset() &&
+      self.dtype() == other.dtype() && self.strides() == other.strides())
+    return true;
+  c10::OptionalDeviceGuard g(at::device_of(self));
+  return at::eq(self, other).all().item<bool>();
+}
+
 }  // namespace
 
 std::vector<Kernel> composite_kernels() {
@@ -282,6 +300,7 @@ std::vector<Kernel> composite_kernels() {
   v.push_back(kernel<&foreach_mul_list_>("aten::_foreach_mul_.List"));
   v.push_back(kernel<&foreach_norm>("aten::_foreach_norm.Scalar"));
   v.push_back(kernel<&addmm>("aten::addmm"));
+  v.push_back(kernel<&equal>("aten::equal"));
   return v;
 }
 
