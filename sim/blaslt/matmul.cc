@@ -10,9 +10,11 @@
 #include <cblas.h>
 
 #include "../blas/gemm_library.h"
+#include "../runtime/sim_ext.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -90,6 +92,10 @@ struct Job final : Work {
   std::vector<T>& pt();
   template <typename T>
   std::vector<T>& pbias();
+
+  // The device whose stream runs the job (where an operand beyond its allocation faults).
+  int device = 0;
+  bool operands_in_memory() const;
 
   void execute() override;
   template <typename T>
@@ -367,7 +373,40 @@ void Job::run_typed() {
   }
 }
 
+// Bytes of `batch` matrices of an operand's layout (its batch stride apart) from its base.
+size_t operand_bytes(const Operand& o, int64_t batch) {
+  if (o.base == nullptr || o.rows <= 0 || o.cols <= 0 || batch <= 0) return 0;
+  const int64_t one = o.row ? (o.rows - 1) * o.ld + o.cols : (o.cols - 1) * o.ld + o.rows;
+  const int64_t all = o.stride > 0 ? (batch - 1) * o.stride + one : one;
+  return static_cast<size_t>(all) * o.esize;
+}
+
+// A, B, C and D inside the allocations they start in: else what a GPU's kernel makes of it, the
+// device's sticky musaErrorIllegalAddress at the next synchronisation, one line naming the
+// operand, and nothing computed.
+bool Job::operands_in_memory() const {
+  const struct {
+    const char* name;
+    const Operand& o;
+    bool used;
+  } ops[] = {{"A", a, k > 0}, {"B", b, k > 0}, {"C", c, true}, {"D", d, true}};
+  if (m <= 0 || n <= 0) return true;
+  for (const auto& op : ops) {
+    const size_t bytes = op.used ? operand_bytes(op.o, batch) : 0;
+    if (bytes == 0 || musaSimCheckRange(op.o.base, bytes) == musaSuccess) continue;
+    std::fprintf(stderr,
+                 "[torchada sim] mublasLtMatmul: operand %s spans %zu bytes from %p, beyond the "
+                 "memory allocated there: musaErrorIllegalAddress (sticky) at the next "
+                 "synchronisation\n",
+                 op.name, bytes, static_cast<const void*>(op.o.base));
+    musaSimRaiseFault(device, musaErrorIllegalAddress);
+    return false;
+  }
+  return true;
+}
+
 void Job::execute() {
+  if (!operands_in_memory()) return;
   if (d_direct) {
     run_d_direct();
   } else if (kind == Kind::kF64) {
@@ -443,6 +482,8 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
   j.b = lt::make_operand(B, lb);
   j.c = lt::make_operand(C, lc);
   j.d = lt::make_operand(D, ld);
+  if (stream == nullptr || musaStreamGetDevice(stream, &j.device) != musaSuccess)
+    musaGetDevice(&j.device);
   j.pointer_mode = mode;
   j.scale_type = ds.scale_type;
   j.alpha_stride = ds.alpha_vector_batch_stride;

@@ -384,6 +384,24 @@ struct Problem {
   }
 };
 
+// A matrix beyond the allocation it starts in is what a GPU makes of it: the call succeeds, the
+// device takes the sticky musaErrorIllegalAddress at the next synchronisation (until
+// musaDeviceReset), nothing is computed, one line names the operand.
+TEST(Matmul, OperandBeyondItsAllocationFaultsTheDevice) {
+  Problem p(MUBLAS_COMPUTE_32F, MUSA_R_32F, MUSA_R_32F, MUSA_R_32F);  // 8 x 4 = (8 x 16)(16 x 4)
+  DeviceBuffer a(8 * 16 * 4), b(4 * 4 * 4), d(8 * 4 * 4);             // B holds 4 x 4 of its 16 x 4
+  const float one = 1.0f, zero = 0.0f;
+  testing::internal::CaptureStderr();
+  ASSERT_LT_OK(mublasLtMatmul(p.h.h, p.desc.d, &one, a.get(), p.a.l, b.get(), p.b.l, &zero, d.get(),
+                              p.c.l, d.get(), p.d.l, nullptr, nullptr, 0, nullptr));
+  EXPECT_EQ(musaErrorIllegalAddress, musaDeviceSynchronize());
+  EXPECT_EQ(musaErrorIllegalAddress, musaDeviceSynchronize());
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("mublasLtMatmul: operand B spans 256 bytes"), std::string::npos) << log;
+  ASSERT_EQ(musaSuccess, musaDeviceReset());
+  EXPECT_EQ(musaSuccess, musaDeviceSynchronize());
+}
+
 TEST(Heuristic, OneAlgoHonouringRequestedCount) {
   Problem p(MUBLAS_COMPUTE_32F, MUSA_R_32F, MUSA_R_16F, MUSA_R_16F);
   mublasLtMatmulHeuristicResult_t r[4];
