@@ -98,6 +98,7 @@ musaError_t musaEventCreateWithFlags(musaEvent_t* event, unsigned int flags) {
       return musaErrorInvalidValue;
     auto e = std::make_shared<MUevent_st>();
     e->flags = flags;
+    e->device = current_device();
     Runtime& r = rt();
     std::lock_guard<std::mutex> lock(r.handles_mu);
     r.events.emplace(e.get(), e);

@@ -418,6 +418,24 @@ musaMemcpy3DParms from_peer(const musaMemcpy3DPeerParms& q) {
 
 void reset_device(int dev) {
   sync_device(dev);
+  // Streams and events made in the device's context end with it: their handles are stale
+  // afterwards (musaErrorInvalidResourceHandle), as CUDA's are once the context is destroyed.
+  std::vector<std::shared_ptr<MUstream_st>> streams;
+  {
+    Runtime& r = rt();
+    std::lock_guard<std::mutex> lock(r.handles_mu);
+    for (auto it = r.streams.begin(); it != r.streams.end();) {
+      if (it->second->device != dev) {
+        ++it;
+        continue;
+      }
+      streams.push_back(std::move(it->second));
+      it = r.streams.erase(it);
+    }
+    for (auto it = r.events.begin(); it != r.events.end();)
+      it = it->second->device == dev ? r.events.erase(it) : std::next(it);
+  }
+  for (const auto& s : streams) retire_stream(s);
   for (const Alloc& a : rt().mem.remove_device(dev)) release(a);
   Device& d = device(dev);
   std::lock_guard<std::mutex> lock(d.cfg_mu);

@@ -94,6 +94,7 @@ struct MUstream_st {
 
 struct MUevent_st {
   unsigned flags = 0;
+  int device = 0;  // whose context made it: musaDeviceReset of that device ends it
   std::mutex mu;
   sim::MarkerPtr marker;  // the latest record, null if never recorded
   // Capture state, guarded by Runtime::graph_mu.

@@ -358,6 +358,31 @@ TEST(SimStreams, DestroyCompletesPendingWork) {
   EXPECT_EQ(1, done.value.load());
 }
 
+// musaDeviceReset ends the device's context, and with it the streams and events made in it:
+// their handles answer musaErrorInvalidResourceHandle afterwards (no false success), the
+// pending work having completed first; new ones work.
+TEST(SimStreams, StreamsAndEventsEndWithADeviceReset) {
+  musaStream_t s = nullptr;
+  musaEvent_t e = nullptr;
+  ASSERT_EQ(musaSuccess, musaStreamCreate(&s));
+  ASSERT_EQ(musaSuccess, musaEventCreate(&e));
+  ASSERT_EQ(musaSuccess, musaEventRecord(e, s));
+  ASSERT_EQ(musaSuccess, musaDeviceReset());
+  EXPECT_EQ(musaErrorInvalidResourceHandle, musaStreamSynchronize(s));
+  EXPECT_EQ(musaErrorInvalidResourceHandle, musaStreamQuery(s));
+  EXPECT_EQ(musaErrorInvalidResourceHandle, musaEventRecord(e, nullptr));
+  EXPECT_EQ(musaErrorInvalidResourceHandle, musaEventSynchronize(e));
+  EXPECT_EQ(musaErrorInvalidResourceHandle, musaStreamDestroy(s));
+  EXPECT_EQ(musaErrorInvalidResourceHandle, musaEventDestroy(e));
+  musaGetLastError();
+  ASSERT_EQ(musaSuccess, musaStreamCreate(&s));
+  ASSERT_EQ(musaSuccess, musaEventCreate(&e));
+  EXPECT_EQ(musaSuccess, musaEventRecord(e, s));
+  EXPECT_EQ(musaSuccess, musaStreamSynchronize(s));
+  EXPECT_EQ(musaSuccess, musaEventDestroy(e));
+  EXPECT_EQ(musaSuccess, musaStreamDestroy(s));
+}
+
 TEST(SimEvents, TimingIsMonotonicAndWaitOrdersStreams) {
   musaEvent_t a, b, c, nt;
   ASSERT_OK(musaEventCreate(&a));
