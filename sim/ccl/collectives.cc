@@ -11,7 +11,6 @@
 // step unnecessary: a rank writes buffer p again two chunks later, after waiting for a step every
 // peer publishes only once it has finished reading buffer p.
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 
 #include "../runtime/sim_ext.h"
@@ -390,21 +389,13 @@ mcclResult_t submit(mcclComm_t comm, musaStream_t stream, CollOp op, int dt, int
   // A buffer that runs beyond its allocation: what a GPU's collective kernel makes of it, the
   // device's sticky musaErrorIllegalAddress at the next synchronisation, and nothing run on this
   // rank (its peers wait for it, as on a GPU, until the communicator's timeout or an abort).
-  const char* beyond = musaSimCheckRange(op.send, sbytes) != musaSuccess   ? "sendbuff"
-                       : musaSimCheckRange(op.recv, rbytes) != musaSuccess ? "recvbuff"
-                                                                           : nullptr;
-  if (beyond != nullptr) {
-    const bool send = beyond[0] == 's';
-    std::fprintf(stderr,
-                 "[torchada sim] %s: %s spans %zu bytes from %p, beyond the memory allocated "
-                 "there: musaErrorIllegalAddress (sticky) at the next synchronisation\n",
-                 coll_name(op.kind), beyond, send ? sbytes : rbytes, send ? op.send : op.recv);
-    int device = 0;
-    if (stream == nullptr || musaStreamGetDevice(stream, &device) != musaSuccess)
-      musaGetDevice(&device);
-    musaSimRaiseFault(device, musaErrorIllegalAddress);
+  int device = 0;
+  if (stream == nullptr || musaStreamGetDevice(stream, &device) != musaSuccess)
+    musaGetDevice(&device);
+  const char* name = coll_name(op.kind);
+  if (musaSimCheckOperand(device, name, "sendbuff", op.send, sbytes) != musaSuccess ||
+      musaSimCheckOperand(device, name, "recvbuff", op.recv, rbytes) != musaSuccess)
     return mcclSuccess;
-  }
   Op o;
   o.coll = op;
   o.stream = stream;

@@ -702,6 +702,17 @@ musaError_t musaSimRaiseFault(int d, musaError_t fault) {
   });
 }
 
+musaError_t musaSimCheckOperand(int d, const char* routine, const char* operand, const void* p,
+                                size_t bytes) {
+  if (musaSimCheckRange(p, bytes) == musaSuccess) return musaSuccess;
+  std::fprintf(stderr,
+               "[torchada sim] %s: operand %s spans %zu bytes from %p, beyond the memory "
+               "allocated there: musaErrorIllegalAddress (sticky) at the next synchronisation\n",
+               routine, operand, bytes, p);
+  musaSimRaiseFault(d, musaErrorIllegalAddress);
+  return musaErrorIllegalAddress;
+}
+
 musaError_t musaSetDevice(int d) {
   return api([&] {
     if (!valid_device(d)) return musaErrorInvalidDevice;

@@ -39,4 +39,11 @@ MUSA_RT_API musaError_t musaSimCheckRange(const void* p, size_t bytes);
 // makes it, reported by the next synchronisation (the first fault stays). May be called from a
 // stream's work. musaErrorInvalidDevice for an ordinal out of range.
 MUSA_RT_API musaError_t musaSimRaiseFault(int device, musaError_t fault);
+
+// The libraries' operand check, in one place: musaSimCheckRange of `operand`'s `bytes` from `p`;
+// when they run beyond the allocation they start in, one line naming `routine`, the operand and
+// its span, `device`'s sticky musaErrorIllegalAddress (musaSimRaiseFault), and that error back
+// (the caller then runs nothing).
+MUSA_RT_API musaError_t musaSimCheckOperand(int device, const char* routine, const char* operand,
+                                            const void* p, size_t bytes);
 }
