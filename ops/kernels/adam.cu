@@ -33,18 +33,61 @@ __device__ __forceinline__ void put(char* p, training::Kind k, T v) {
     store<T>(p, k, v);
 }
 
+// The bias corrections of step `step`: 1 - beta1^step and sqrt(1 - beta2^step).
+template <class T>
+struct BiasCorrections {
+  T first, second_sqrt;
+};
+template <class T>
+__device__ __forceinline__ BiasCorrections<T> bias_corrections(double beta1, double beta2,
+                                                               double step) {
+  return {static_cast<T>(1 - std::pow(beta1, step)),
+          static_cast<T>(std::sqrt(1 - std::pow(beta2, step)))};
+}
+
 template <class T, bool Float>
-__global__ void adam_kernel(TORCHADA_PARAM(Adam) a) {
+__global__ void adam_kernel(TORCHADA_PARAM(Adam) params) {
+#if defined(TORCHADA_KERNELS_HOST)
+  // A local copy: stores through the tensors' pointers cannot change it, so the compiler keeps
+  // the hyper-parameters in registers.
+  const Adam a = params;
+#else
+  const Adam& a = params;
+#endif
   if (a.found_inf && *a.found_inf == 1.f) return;
   // Per thread, not per element: the step count and the learning rate live on the device.
   const double lr = a.lr_ptr ? static_cast<double>(*a.lr_ptr) : a.lr;
   const double step = static_cast<double>(*a.step);
-  const T bias_correction1 = static_cast<T>(1 - std::pow(a.beta1, step));
-  const T bias_correction2_sqrt = static_cast<T>(std::sqrt(1 - std::pow(a.beta2, step)));
+#if defined(TORCHADA_KERNELS_HOST)
+  // Two pow() per thread cost more than the thread's elements on a CPU: each executor thread
+  // keeps the last step's corrections (the same values, computed once).
+  static thread_local double cached[3] = {-1, 0, 0};
+  static thread_local BiasCorrections<T> corrections{};
+  if (cached[0] != step || cached[1] != a.beta1 || cached[2] != a.beta2) {
+    corrections = bias_corrections<T>(a.beta1, a.beta2, step);
+    cached[0] = step;
+    cached[1] = a.beta1;
+    cached[2] = a.beta2;
+  }
+#else
+  const BiasCorrections<T> corrections = bias_corrections<T>(a.beta1, a.beta2, step);
+#endif
+  const T bias_correction1 = corrections.first;
+  const T bias_correction2_sqrt = corrections.second_sqrt;
   const T step_size = lr / bias_correction1;
   const double grad_scale = a.grad_scale ? static_cast<double>(*a.grad_scale) : 1.0;
   const int es = memory::size_of(a.kind);
+#if defined(TORCHADA_KERNELS_HOST)
+  // The executor: a contiguous run of elements per thread (the grid-stride order would touch a
+  // new cache line of every operand for every element).
+  const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t per_thread = (a.n + threads - 1) / threads;
+  const int64_t first = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * per_thread;
+  const int64_t last = first + per_thread < a.n ? first + per_thread : a.n;
+  for (int64_t i = first; i < last; ++i) {
+#else
   TORCHADA_GRID_STRIDE(i, a.n) {
+#endif
     const int64_t off = i * es;
     T param = get<T, Float>(a.param + off, a.kind);
     T grad = get<T, Float>(a.grad + off, a.kind);

@@ -9,6 +9,7 @@
 // run one after the other on one core, thread t takes a run of kItems consecutive elements, and a
 // strided launch advances its operands' offsets along the fastest dimension instead of dividing
 // the index for every element.
+#include "device_math.cuh"
 #include "elementwise.h"
 #include "memory.cuh"
 #include "portable.cuh"
@@ -95,34 +96,41 @@ __device__ __forceinline__ int64_t ipow(int64_t base, int64_t exp) {
   return static_cast<int64_t>(result);
 }
 
+// Gelu and its derivative, exact (through erf) and with the tanh approximation: separate
+// operators rather than a flag, so that each loop is branch-free and the executor's compiler
+// vectorises it.
 template <class T>
-__device__ __forceinline__ T gelu(T x, bool tanh_approx) {
-  if (tanh_approx) {
-    const T k_beta = T(M_SQRT2 * M_2_SQRTPI * 0.5);
-    const T k_kappa = T(0.044715);
-    const T inner = k_beta * (x + k_kappa * x * x * x);
-    return T(0.5) * x * (T(1) + std::tanh(inner));
-  }
-  return x * T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2)));
+__device__ __forceinline__ T gelu(T x) {
+  return x * T(0.5) * (T(1) + device_math::erf(x * T(M_SQRT1_2)));
 }
 
 template <class T>
-__device__ __forceinline__ T gelu_backward(T dy, T x, bool tanh_approx) {
-  if (tanh_approx) {
-    const T k_beta = T(M_SQRT2 * M_2_SQRTPI * 0.5);
-    const T k_kappa = T(0.044715);
-    const T x_sq = x * x;
-    const T inner = k_beta * (x + k_kappa * x_sq * x);
-    const T t = std::tanh(inner);
-    const T left = T(0.5) * x;
-    const T right = T(1) + t;
-    const T left_derivative = T(0.5) * right;
-    const T right_derivative = left * (T(1) - t * t) * k_beta * (T(1) + T(3) * k_kappa * x_sq);
-    return dy * (left_derivative + right_derivative);
-  }
-  const T cdf = T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2)));
-  const T pdf = std::exp(T(-0.5) * x * x) * T(M_2_SQRTPI * M_SQRT1_2 * 0.5);
+__device__ __forceinline__ T gelu_tanh(T x) {
+  const T k_beta = T(M_SQRT2 * M_2_SQRTPI * 0.5);
+  const T k_kappa = T(0.044715);
+  const T inner = k_beta * (x + k_kappa * x * x * x);
+  return T(0.5) * x * (T(1) + std::tanh(inner));
+}
+
+template <class T>
+__device__ __forceinline__ T gelu_backward(T dy, T x) {
+  const T cdf = T(0.5) * (T(1) + device_math::erf(x * T(M_SQRT1_2)));
+  const T pdf = device_math::exp(T(-0.5) * x * x) * T(M_2_SQRTPI * M_SQRT1_2 * 0.5);
   return dy * (cdf + x * pdf);
+}
+
+template <class T>
+__device__ __forceinline__ T gelu_tanh_backward(T dy, T x) {
+  const T k_beta = T(M_SQRT2 * M_2_SQRTPI * 0.5);
+  const T k_kappa = T(0.044715);
+  const T x_sq = x * x;
+  const T inner = k_beta * (x + k_kappa * x_sq * x);
+  const T t = std::tanh(inner);
+  const T left = T(0.5) * x;
+  const T right = T(1) + t;
+  const T left_derivative = T(0.5) * right;
+  const T right_derivative = left * (T(1) - t * t) * k_beta * (T(1) + T(3) * k_kappa * x_sq);
+  return dy * (left_derivative + right_derivative);
 }
 
 // ---- the functors: Fn<Op, T>, each with its arity and the constants it reads ----------------
@@ -186,7 +194,7 @@ TORCHADA_FN1(BitwiseNot, if constexpr (kIntegral<T>) return static_cast<T>(~x); 
 TORCHADA_FN1(LogicalNot, return x == T(0))
 TORCHADA_FN1(Clamp, if (is_nan(x)) return x; if (is_nan(c0)) return c0; if (is_nan(c1)) return c1;
              const T lo = x < c0 ? c0 : x; return lo > c1 ? c1 : lo)
-TORCHADA_FN1(Exp, return std::exp(x))
+TORCHADA_FN1(Exp, return device_math::exp(x))
 TORCHADA_FN1(Exp2, return std::exp2(x))
 TORCHADA_FN1(Expm1, return std::expm1(x))
 TORCHADA_FN1(Log, return std::log(x))
@@ -198,15 +206,16 @@ TORCHADA_FN1(Reciprocal, return T(1) / x)
 TORCHADA_FN1(Sin, return std::sin(x))
 TORCHADA_FN1(Cos, return std::cos(x))
 TORCHADA_FN1(Tanh, return std::tanh(x))
-TORCHADA_FN1(Sigmoid, return T(1) / (T(1) + std::exp(-x)))
-TORCHADA_FN1(Erf, return std::erf(x))
+TORCHADA_FN1(Sigmoid, return T(1) / (T(1) + device_math::exp(-x)))
+TORCHADA_FN1(Erf, return device_math::erf(x))
 TORCHADA_FN1(Floor, if constexpr (kIntegral<T>) return x; else return std::floor(x))
 TORCHADA_FN1(Ceil, if constexpr (kIntegral<T>) return x; else return std::ceil(x))
 TORCHADA_FN1(Round, if constexpr (kIntegral<T>) return x; else return std::nearbyint(x))
 TORCHADA_FN1(Trunc, if constexpr (kIntegral<T>) return x; else return std::trunc(x))
 TORCHADA_FN1(Relu, if (is_nan(x)) return x; return x > T(0) ? x : T(0))
-TORCHADA_FN1(Gelu, return gelu(x, c0 != T(0)))
-TORCHADA_FN1(Silu, return x / (T(1) + std::exp(-x)))
+TORCHADA_FN1(Gelu, return gelu(x))
+TORCHADA_FN1(GeluTanh, return gelu_tanh(x))
+TORCHADA_FN1(Silu, return x / (T(1) + device_math::exp(-x)))
 TORCHADA_FN1(Mish, return x * std::tanh(std::log1p(std::exp(x))))
 TORCHADA_FN1(Softplus, return x * c0 > c1 ? x : std::log1p(std::exp(x * c0)) / c0)
 TORCHADA_FN1(Elu, return x <= T(0) ? std::expm1(x * c2) * c0 * c1 : x * c1)
@@ -281,8 +290,9 @@ TORCHADA_FN2(BitwiseOr, if constexpr (kIntegral<T>) return static_cast<T>(x | y)
 TORCHADA_FN2(BitwiseXor, if constexpr (kIntegral<T>) return static_cast<T>(x ^ y); else return x)
 TORCHADA_FN2(Threshold, return x <= c0 ? c1 : y)
 TORCHADA_FN2(MaskedFill, return y != T(0) ? c0 : x)
-TORCHADA_FN2(GeluBackward, return gelu_backward(x, y, c0 != T(0)))
-TORCHADA_FN2(SiluBackward, const T s = T(1) / (T(1) + std::exp(-y));
+TORCHADA_FN2(GeluBackward, return gelu_backward(x, y))
+TORCHADA_FN2(GeluTanhBackward, return gelu_tanh_backward(x, y))
+TORCHADA_FN2(SiluBackward, const T s = T(1) / (T(1) + device_math::exp(-y));
              return x * s * (T(1) + y * (T(1) - s)))
 TORCHADA_FN2(SigmoidBackward, return x * (T(1) - y) * y)
 TORCHADA_FN2(TanhBackward, return x * (T(1) - y * y))
@@ -445,19 +455,119 @@ __device__ __forceinline__ void apply(const Args& a, const F& f, int64_t i) {
   }
 }
 
+#if defined(TORCHADA_KERNELS_HOST)
+// A dense launch's elements [first, last) with the operands held in locals: stores through
+// a.data could, as far as the compiler knows, change `a` itself, so reading the operands from it
+// in the loop keeps the loop scalar. Each combination of array and value inputs is its own loop,
+// which the compiler vectorises.
+template <class T, class R, class F>
+void dense_run(const Args& a, const F& functor, int64_t first, int64_t last) {
+  const F f = functor;
+  R* __restrict__ out = reinterpret_cast<R*>(a.data[0]);
+  const auto array = [&](int k) -> const T* {
+    return a.is_value[k] ? nullptr : reinterpret_cast<const T*>(a.data[k]);
+  };
+  const auto value = [&](int k) { return dense_input<T>(a, k, 0); };
+  if constexpr (F::kArity == 0) {
+    for (int64_t i = first; i < last; ++i) out[i] = f();
+  } else if constexpr (F::kArity == 1) {
+    if (const T* __restrict__ x = array(1)) {
+      for (int64_t i = first; i < last; ++i) out[i] = f(x[i]);
+    } else {
+      const R r = f(value(1));
+      for (int64_t i = first; i < last; ++i) out[i] = r;
+    }
+  } else if constexpr (F::kArity == 2) {
+    const T* __restrict__ x = array(1);
+    const T* __restrict__ y = array(2);
+    if (x && y) {
+      for (int64_t i = first; i < last; ++i) out[i] = f(x[i], y[i]);
+    } else if (x) {
+      const T vy = value(2);
+      for (int64_t i = first; i < last; ++i) out[i] = f(x[i], vy);
+    } else if (y) {
+      const T vx = value(1);
+      for (int64_t i = first; i < last; ++i) out[i] = f(vx, y[i]);
+    } else {
+      const R r = f(value(1), value(2));
+      for (int64_t i = first; i < last; ++i) out[i] = r;
+    }
+  } else {
+    const T* __restrict__ x = array(1);
+    const T* __restrict__ y = array(2);
+    const T* __restrict__ z = array(3);
+    const T vx = value(1), vy = value(2), vz = value(3);
+    if (x && y && z) {
+      for (int64_t i = first; i < last; ++i) out[i] = f(x[i], y[i], z[i]);
+    } else {
+      for (int64_t i = first; i < last; ++i)
+        out[i] = f(x ? x[i] : vx, y ? y[i] : vy, z ? z[i] : vz);
+    }
+  }
+}
+
+// `n` elements of a strided launch along dimension 0 from the byte offsets `off`: native access
+// with the operands' base pointers and steps in locals, generic access through apply_at.
+template <class T, class R, class F, Access M>
+void strided_run(const Args& a, const F& functor, const int64_t* off, int64_t n) {
+  if constexpr (M == Access::kNative) {
+    const F f = functor;
+    char* out = a.data[0] + off[0];
+    const int64_t os = a.strides[0][0];
+    const char* in[3] = {};
+    int64_t step[3] = {};
+    T value[3] = {};
+    for (int k = 0; k < F::kArity; ++k) {
+      if (a.is_value[k + 1]) {
+        value[k] = native_input<T>(a, k + 1, 0);
+      } else {
+        in[k] = a.data[k + 1] + off[k + 1];
+        step[k] = a.strides[k + 1][0];
+      }
+    }
+    const auto arg = [&](int k, int64_t j) {
+      return in[k] ? *reinterpret_cast<const T*>(in[k] + j * step[k]) : value[k];
+    };
+    for (int64_t j = 0; j < n; ++j) {
+      R* o = reinterpret_cast<R*>(out + j * os);
+      if constexpr (F::kArity == 0)
+        *o = f();
+      else if constexpr (F::kArity == 1)
+        *o = f(arg(0, j));
+      else if constexpr (F::kArity == 2)
+        *o = f(arg(0, j), arg(1, j));
+      else
+        *o = f(arg(0, j), arg(1, j), arg(2, j));
+    }
+  } else {
+    int64_t at[Args::kMaxOperands];
+    for (int k = 0; k < a.noperands; ++k) at[k] = off[k];
+    for (int64_t j = 0; j < n; ++j) {
+      apply_at<T, R, F, M>(a, functor, at);
+      for (int k = 0; k < a.noperands; ++k) at[k] += a.strides[k][0];
+    }
+  }
+}
+#endif
+
 template <class T, class R, class F, Access M>
 __global__ void elementwise_kernel(TORCHADA_PARAM(Args) a, F f) {
 #if defined(TORCHADA_KERNELS_HOST)
   const int64_t first = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * kItems;
   const int64_t last = first + kItems < a.numel ? first + kItems : a.numel;
-  if (M == Access::kDense || a.contiguous || a.ndim == 0) {
+  if (first >= last) return;
+  if constexpr (M == Access::kDense) {
+    dense_run<T, R, F>(a, f, first, last);
+    return;
+  }
+  if (a.contiguous || a.ndim == 0) {
     for (int64_t i = first; i < last; ++i) apply<T, R, F, M>(a, f, i);
     return;
   }
-  if (first >= last) return;
-  // An odometer over the dimensions (0 fastest): the offsets move by strides, and a dimension
-  // that wraps carries into the next, so no element costs a division (short inner dimensions,
-  // such as attention's heads, wrap every few elements).
+  // An odometer over the dimensions (0 fastest) that moves a run of elements along dimension 0 at
+  // a time: the offsets move by strides, and a dimension that wraps carries into the next, so no
+  // element costs a division (short inner dimensions, such as attention's heads, wrap every few
+  // elements).
   int64_t off[Args::kMaxOperands];
   int64_t idx[Args::kMaxDims];
   offsets_of(a, first, off);
@@ -466,9 +576,17 @@ __global__ void elementwise_kernel(TORCHADA_PARAM(Args) a, F f) {
     idx[d] = rest % a.sizes[d];
     rest /= a.sizes[d];
   }
-  for (int64_t i = first; i < last; ++i) {
-    apply_at<T, R, F, M>(a, f, off);
-    for (int d = 0; d < a.ndim; ++d) {
+  for (int64_t i = first; i < last;) {
+    const int64_t left = a.sizes[0] - idx[0];
+    const int64_t run = left < last - i ? left : last - i;
+    strided_run<T, R, F, M>(a, f, off, run);
+    i += run;
+    idx[0] += run;
+    for (int k = 0; k < a.noperands; ++k) off[k] += a.strides[k][0] * run;
+    if (idx[0] < a.sizes[0]) continue;
+    idx[0] = 0;
+    for (int k = 0; k < a.noperands; ++k) off[k] -= a.strides[k][0] * a.sizes[0];
+    for (int d = 1; d < a.ndim; ++d) {
       if (++idx[d] < a.sizes[d]) {
         for (int k = 0; k < a.noperands; ++k) off[k] += a.strides[k][d];
         break;

@@ -64,7 +64,8 @@ enum class Domain : int8_t { kAll, kFloating, kIntegral };
   X(Round, kAll)                                                                             \
   X(Trunc, kAll)                                                                             \
   X(Relu, kAll)                                                                              \
-  X(Gelu, kFloating) /* c0 = 1 for the tanh approximation */                                 \
+  X(Gelu, kFloating)     /* exact: x Phi(x) */                                               \
+  X(GeluTanh, kFloating) /* the tanh approximation */                                        \
   X(Silu, kFloating)                                                                         \
   X(Mish, kFloating)                                                                         \
   X(Softplus, kFloating)  /* c0 = beta, c1 = threshold */                                    \
@@ -99,7 +100,8 @@ enum class Domain : int8_t { kAll, kFloating, kIntegral };
   X(BitwiseXor, kIntegral)                                                                   \
   X(Threshold, kAll)                /* (x, other): x <= c0 ? c1 : other */                   \
   X(MaskedFill, kAll)               /* (x, mask): mask ? c0 : x */                           \
-  X(GeluBackward, kFloating)        /* (grad, x), c0 as Gelu */                              \
+  X(GeluBackward, kFloating)        /* (grad, x) */                                          \
+  X(GeluTanhBackward, kFloating)    /* (grad, x) */                                          \
   X(SiluBackward, kFloating)        /* (grad, x) */                                          \
   X(SigmoidBackward, kFloating)     /* (grad, y) */                                          \
   X(TanhBackward, kFloating)        /* (grad, y) */                                          \

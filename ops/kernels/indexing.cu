@@ -84,6 +84,37 @@ __global__ void embedding_backward_kernel(TORCHADA_PARAM(training::EmbeddingBack
   }
 }
 
+#if defined(TORCHADA_KERNELS_HOST)
+// The executor's shape of the same sums: thread `part` walks the indices once and adds each of
+// its rows' gradients whole, the inner loop over the columns (which the compiler vectorises)
+// instead of a thread per column rescanning every index. Each element still sums its gradients
+// in the order of the indices, so the result is the GPU shape's, bit for bit.
+template <class T>
+__global__ void embedding_backward_rows_kernel(TORCHADA_PARAM(training::EmbeddingBackward) e,
+                                               int64_t parts) {
+  const int64_t part = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (part >= parts) return;
+  T* acc = static_cast<T*>(e.acc);
+  const int esize = memory::size_of(e.grad_kind);
+  const bool plain = e.grad_col_stride == 1 &&
+                     e.grad_kind == (std::is_same_v<T, float> ? Kind::kFloat32 : Kind::kFloat64);
+  for (int64_t i = 0; i < e.n; ++i) {
+    const int64_t r = load_index(e.indices, e.index32, i);
+    if (r == e.padding_idx || r % parts != part) continue;
+    TORCHADA_DEVICE_ASSERT(r >= 0 && r < e.num_weights);
+    T* row = acc + r * e.dim;
+    const char* g = e.grad + i * e.grad_row_stride * esize;
+    if (plain) {
+      const T* gt = reinterpret_cast<const T*>(g);
+      for (int64_t c = 0; c < e.dim; ++c) row[c] += gt[c];
+    } else {
+      for (int64_t c = 0; c < e.dim; ++c)
+        row[c] += load<T>(g + c * e.grad_col_stride * esize, e.grad_kind);
+    }
+  }
+}
+#endif
+
 // ---- NLL loss ---------------------------------------------------------------------------------
 
 template <class T>
@@ -209,8 +240,19 @@ const char* gather(const training::Gather& g, void* stream) {
 const char* embedding_backward(const training::EmbeddingBackward& e, void* stream) {
   if (e.n == 0 || e.dim == 0) return nullptr;
   const int64_t parts = e.num_weights < 16 ? (e.num_weights < 1 ? 1 : e.num_weights) : 16;
-  const dim3 grid(grid_for(e.dim, 128), static_cast<unsigned>(parts));
   auto s = static_cast<gpuStream_t>(stream);
+#if defined(TORCHADA_KERNELS_HOST)
+  if (e.acc_double)
+    TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(parts), 1, 0, s,
+                          embedding_backward_rows_kernel<double>)
+    (e, parts);
+  else
+    TORCHADA_LAUNCH_PLAIN(static_cast<unsigned>(parts), 1, 0, s,
+                          embedding_backward_rows_kernel<float>)
+    (e, parts);
+  return last_error();
+#endif
+  const dim3 grid(grid_for(e.dim, 128), static_cast<unsigned>(parts));
   if (e.acc_double)
     TORCHADA_LAUNCH_PLAIN(grid, 128, 0, s, embedding_backward_kernel<double>)(e, parts);
   else
@@ -226,11 +268,9 @@ const char* nll_loss_forward(const training::NllLoss& l, void* stream) {
     if (c == Compute::kDouble)
       TORCHADA_LAUNCH_PLAIN(grid_for(l.batch, kThreads), kThreads, 0, s,
                             nll_loss_rows_kernel<double>)
-      (l);
-    else
-      TORCHADA_LAUNCH_PLAIN(grid_for(l.batch, kThreads), kThreads, 0, s,
-                            nll_loss_rows_kernel<float>)
-      (l);
+    (l);
+    else TORCHADA_LAUNCH_PLAIN(grid_for(l.batch, kThreads), kThreads, 0, s,
+                               nll_loss_rows_kernel<float>)(l);
     return last_error();
   }
   if (c == Compute::kDouble)
@@ -246,11 +286,9 @@ const char* nll_loss_backward(const training::NllLoss& l, void* stream) {
   if (floating(l.kind) == Compute::kDouble)
     TORCHADA_LAUNCH_PLAIN(grid_for(l.batch, kThreads), kThreads, 0, s,
                           nll_loss_backward_kernel<double>)
-    (l);
-  else
-    TORCHADA_LAUNCH_PLAIN(grid_for(l.batch, kThreads), kThreads, 0, s,
-                          nll_loss_backward_kernel<float>)
-    (l);
+  (l);
+  else TORCHADA_LAUNCH_PLAIN(grid_for(l.batch, kThreads), kThreads, 0, s,
+                             nll_loss_backward_kernel<float>)(l);
   return last_error();
 }
 

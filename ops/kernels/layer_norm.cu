@@ -13,6 +13,7 @@
 #include "training.h"
 
 #include <cmath>
+#include <type_traits>
 
 namespace torchada::TORCHADA_KERNELS_NS {
 namespace {
@@ -30,10 +31,112 @@ __device__ __forceinline__ T reciprocal_sqrt(T v) {
   return T(1) / std::sqrt(v);
 }
 
+#if defined(TORCHADA_KERNELS_HOST)
+// The executor's rows when every tensor is stored as T (the common case): the same sweeps over
+// plain pointers, which the compiler vectorises where they are not sums (sums keep element
+// order, so the results are the general sweeps').
+template <class T>
+constexpr Kind kStored = std::is_same_v<T, float> ? Kind::kFloat32 : Kind::kFloat64;
+
+template <class T>
+bool stored_as(const LayerNorm& l) {
+  return l.kind == kStored<T> && l.param_kind == kStored<T> && l.stat_kind == kStored<T>;
+}
+
+template <class T>
+bool forward_row_stored(const LayerNorm& l, int64_t row) {
+  if (!stored_as<T>(l)) return false;
+  const int64_t n = l.cols;
+  const T* x = reinterpret_cast<const T*>(l.input) + row * n;
+  T* y = reinterpret_cast<T*>(l.output) + row * n;
+  const T* w = reinterpret_cast<const T*>(l.weight);
+  const T* b = reinterpret_cast<const T*>(l.bias);
+  T sum = T(0);
+  for (int64_t j = 0; j < n; ++j) sum += x[j];
+  const T mean = sum / static_cast<T>(n);
+  T squares = T(0);
+  for (int64_t j = 0; j < n; ++j) squares += (x[j] - mean) * (x[j] - mean);
+  const T rstd = reciprocal_sqrt(squares / static_cast<T>(n) + static_cast<T>(l.eps));
+  if (w && b) {
+    for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - mean) * rstd * w[j] + b[j];
+  } else if (w) {
+    for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - mean) * rstd * w[j];
+  } else if (b) {
+    for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - mean) * rstd + b[j];
+  } else {
+    for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - mean) * rstd;
+  }
+  reinterpret_cast<T*>(l.mean)[row] = mean;
+  reinterpret_cast<T*>(l.rstd)[row] = rstd;
+  return true;
+}
+
+template <class T>
+bool backward_row_stored(const LayerNorm& l, int64_t row) {
+  if (!stored_as<T>(l)) return false;
+  const int64_t n = l.cols;
+  const T* x = reinterpret_cast<const T*>(l.input) + row * n;
+  const T* dy = reinterpret_cast<const T*>(l.grad_output) + row * n;
+  T* dx = reinterpret_cast<T*>(l.grad_input) + row * n;
+  const T* w = reinterpret_cast<const T*>(l.weight);
+  const T mean = reinterpret_cast<const T*>(l.mean)[row];
+  const T rstd = reinterpret_cast<const T*>(l.rstd)[row];
+  T sum_g = T(0), sum_gx = T(0);
+  for (int64_t j = 0; j < n; ++j) {
+    const T g = w ? dy[j] * w[j] : dy[j];
+    sum_g += g;
+    sum_gx += g * (x[j] - mean) * rstd;
+  }
+  const T inv_cols = T(1) / static_cast<T>(n);
+  const T mean_g = sum_g * inv_cols;
+  const T mean_gx = sum_gx * inv_cols;
+  if (w) {
+    for (int64_t j = 0; j < n; ++j)
+      dx[j] = rstd * (dy[j] * w[j] - mean_g - (x[j] - mean) * rstd * mean_gx);
+  } else {
+    for (int64_t j = 0; j < n; ++j)
+      dx[j] = rstd * (dy[j] - mean_g - (x[j] - mean) * rstd * mean_gx);
+  }
+  return true;
+}
+
+// The weight and bias gradients with the rows in the outer loop: each column still sums its rows
+// in order, and the inner loop over columns vectorises.
+template <class T>
+__global__ void backward_params_rows_kernel(TORCHADA_PARAM(LayerNorm) l, int64_t chunk) {
+  const int64_t first = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * chunk;
+  if (first >= l.cols) return;
+  const int64_t last = first + chunk < l.cols ? first + chunk : l.cols;
+  const int64_t n = l.cols;
+  const T* dy = reinterpret_cast<const T*>(l.grad_output);
+  const T* x = reinterpret_cast<const T*>(l.input);
+  const T* mean = reinterpret_cast<const T*>(l.mean);
+  const T* rstd = reinterpret_cast<const T*>(l.rstd);
+  T* dw = reinterpret_cast<T*>(l.grad_weight);
+  T* db = reinterpret_cast<T*>(l.grad_bias);
+  for (int64_t j = first; j < last; ++j) {
+    if (dw) dw[j] = T(0);
+    if (db) db[j] = T(0);
+  }
+  for (int64_t i = 0; i < l.rows; ++i) {
+    const T m = mean[i], rs = rstd[i];
+    if (dw)
+      for (int64_t j = first; j < last; ++j) dw[j] += dy[i * n + j] * ((x[i * n + j] - m) * rs);
+    if (db)
+      for (int64_t j = first; j < last; ++j) db[j] += dy[i * n + j];
+  }
+}
+#endif
+
 template <class T, bool Block>
 __global__ void forward_kernel(TORCHADA_PARAM(LayerNorm) l) {
   const Row<Block> r;
   if (r.row >= l.rows) return;
+#if defined(TORCHADA_KERNELS_HOST)
+  if constexpr (!Block) {
+    if (forward_row_stored<T>(l, r.row)) return;
+  }
+#endif
   const int es = memory::size_of(l.kind), ps = memory::size_of(l.param_kind);
   const char* x = l.input + r.row * l.cols * es;
   char* y = l.output + r.row * l.cols * es;
@@ -65,6 +168,11 @@ template <class T, bool Block>
 __global__ void backward_input_kernel(TORCHADA_PARAM(LayerNorm) l) {
   const Row<Block> r;
   if (r.row >= l.rows) return;
+#if defined(TORCHADA_KERNELS_HOST)
+  if constexpr (!Block) {
+    if (backward_row_stored<T>(l, r.row)) return;
+  }
+#endif
   const int es = memory::size_of(l.kind), ps = memory::size_of(l.param_kind),
             ss = memory::size_of(l.stat_kind);
   const char* x = l.input + r.row * l.cols * es;
@@ -157,6 +265,17 @@ const char* layer_norm_backward(const LayerNorm& l, void* stream) {
     if (e) return e;
   }
   if ((l.grad_weight || l.grad_bias) && l.cols > 0) {
+#if defined(TORCHADA_KERNELS_HOST)
+    if (l.compute == Compute::kFloat ? stored_as<float>(l) : stored_as<double>(l)) {
+      constexpr int64_t kChunk = 256;  // columns a thread
+      const unsigned threads = static_cast<unsigned>((l.cols + kChunk - 1) / kChunk);
+      if (l.compute == Compute::kDouble)
+        TORCHADA_LAUNCH_PLAIN(threads, 1, 0, s, backward_params_rows_kernel<double>)(l, kChunk);
+      else
+        TORCHADA_LAUNCH_PLAIN(threads, 1, 0, s, backward_params_rows_kernel<float>)(l, kChunk);
+      return last_error();
+    }
+#endif
     const unsigned grid = static_cast<unsigned>((l.cols + 127) / 128);
     if (l.compute == Compute::kDouble)
       TORCHADA_LAUNCH_PLAIN(grid, 128, 0, s, backward_params_kernel<double>)(l);

@@ -300,13 +300,14 @@ struct DivModeRun {
 };
 struct GeluRun {
   static void call(at::TensorIteratorBase& it, const at::Tensor&, c10::string_view approximate) {
-    launch(it, Op::kGelu, it.common_dtype(), constants(approximate == "tanh" ? 1.0 : 0.0));
+    launch(it, approximate == "tanh" ? Op::kGeluTanh : Op::kGelu, it.common_dtype());
   }
 };
 struct GeluBackwardRun {
   static void call(at::TensorIteratorBase& it, const at::Tensor&, const at::Tensor&,
                    c10::string_view approximate) {
-    launch(it, Op::kGeluBackward, it.common_dtype(), constants(approximate == "tanh" ? 1.0 : 0.0));
+    launch(it, approximate == "tanh" ? Op::kGeluTanhBackward : Op::kGeluBackward,
+           it.common_dtype());
   }
 };
 struct ThresholdRun {
