@@ -41,6 +41,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "settings/settings.h"
+
 #define TORCHADA_AUDIT_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
@@ -81,8 +83,7 @@ void log_line(const char* fmt, ...) {
   size_t len = std::strlen(buf);
   buf[len++] = '\n';
   int fd = STDERR_FILENO;
-  const char* file = std::getenv("TORCHADA_LOG_FILE");
-  if (file != nullptr && *file != '\0') {
+  if (const char* file = torchada::settings::text(torchada::settings::Id::kLogFile)) {
     int f = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (f >= 0) fd = f;
   }
@@ -91,10 +92,9 @@ void log_line(const char* fmt, ...) {
   if (fd != STDERR_FILENO) close(fd);
 }
 
-bool wants_info(const char* level) {
-  if (level == nullptr) return false;
-  return !strcasecmp(level, "info") || !strcasecmp(level, "debug") || !strcasecmp(level, "trace") ||
-         !std::strcmp(level, "2") || !std::strcmp(level, "3");
+// Quiet reads: the shim reports malformed values of the variables it shares with this module.
+bool wants_info() {
+  return torchada::settings::word(torchada::settings::Id::kLogLevel, nullptr) >= 2;  // info
 }
 
 const char* last_component(const char* path) {
@@ -163,8 +163,7 @@ bool exempt(const uintptr_t* cookie) {
 }  // namespace
 
 TORCHADA_AUDIT_EXPORT unsigned int la_version(unsigned int version) {
-  const char* disable = std::getenv("TORCHADA_DISABLE");
-  if (disable != nullptr && std::strcmp(disable, "1") == 0) return 0;
+  if (torchada::settings::flag(torchada::settings::Id::kDisable, nullptr)) return 0;
   Dl_info self{};
   char real[PATH_MAX];
   if (dladdr(reinterpret_cast<void*>(&la_version), &self) == 0 || self.dli_fname == nullptr ||
@@ -177,7 +176,7 @@ TORCHADA_AUDIT_EXPORT unsigned int la_version(unsigned int version) {
   if (n < 0 || static_cast<size_t>(n) >= sizeof dir) return 0;
   load_replacements(dir);
   if (g.count == 0) return 0;  // nothing to redirect to
-  g.log_info = wants_info(std::getenv("TORCHADA_LOG_LEVEL"));
+  g.log_info = wants_info();
   return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 

@@ -20,9 +20,10 @@ if [ "$#" -eq 0 ]; then
   exit 125
 fi
 
-if [ "${TORCHADA_DISABLE:-}" = 1 ]; then
-  exec "$@"
-fi
+# A flag as settings/settings.h reads it (the audit module and the shim agree): 1, true, yes, on.
+case ${TORCHADA_DISABLE:-} in
+  1 | [Tt][Rr][Uu][Ee] | [Yy][Ee][Ss] | [Oo][Nn]) exec "$@" ;;
+esac
 
 launcher=${TORCHADA_RUN:-}
 if [ -z "$launcher" ]; then

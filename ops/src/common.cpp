@@ -1,5 +1,7 @@
 #include "common.h"
 
+#include "settings/settings.h"
+
 #include <array>
 #include <atomic>
 #include <cctype>
@@ -26,7 +28,7 @@ std::array<std::atomic<int64_t>, static_cast<size_t>(Op::kCount)> g_calls{};
 bool debug_enabled() {
   // Read once: the variable is documented as read at load time, and getenv per call would put a
   // libc lock-free-but-not-free scan on every op.
-  static const bool on = env_flag("TORCHADA_DEBUG_CPP_OPS");
+  static const bool on = settings::flag(settings::Id::kDebugCppOps, settings_warn);
   return on;
 }
 
@@ -34,12 +36,8 @@ bool debug_enabled() {
 
 const char* op_name(Op op) { return kNames[static_cast<size_t>(op)]; }
 
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr) return false;
-  std::string s(v);
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s == "1" || s == "true" || s == "yes" || s == "on";
+void settings_warn(const char* message) {
+  std::fprintf(stderr, "[torchada_ops] warning: %s\n", message);
 }
 
 void note_call(Op op, const char* path, const at::Tensor& t, bool ours) {

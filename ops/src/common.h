@@ -22,8 +22,9 @@ enum class Op : int {
 };
 const char* op_name(Op op);  // "torchada::rms_norm", "aten::neg", ...
 
-// True when the variable is set to 1/true/yes/on (case-insensitive).
-bool env_flag(const char* name);
+// The sink for settings/settings.h (the TORCHADA_* variables this library owns): a malformed
+// value is one "[torchada_ops] warning:" line on stderr.
+void settings_warn(const char* message);
 
 // Counts a call that runs one of our kernels and, under TORCHADA_DEBUG_CPP_OPS=1, logs it with
 // the tensor it ran on. `path` says which kernel ran ("torchada CPU", "stock: <reason>").

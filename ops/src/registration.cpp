@@ -20,6 +20,7 @@
 
 #include "common.h"
 #include "ops.h"
+#include "settings/settings.h"
 
 namespace torchada::ops {
 namespace {
@@ -52,7 +53,7 @@ at::Tensor gelu_k(const at::Tensor& self, std::string_view approximate) {
 template <Backend B>
 void register_overrides(torch::Library& lib, std::vector<std::string>& active) {
   auto wanted = [](const char* op) {
-    return !env_flag((std::string("TORCHADA_DISABLE_OP_OVERRIDE_") + op).c_str());
+    return !settings::flag(settings::Id::kDisableOpOverride, op, settings_warn);
   };
   if (wanted("neg")) {
     lib.impl("neg", TORCH_FN(neg_k<B>));
@@ -98,9 +99,15 @@ bool register_dynamic() {
   }
 #endif
 
-  if (env_flag("TORCHADA_ENABLE_CPP_OPS")) {
-    const char* forced = std::getenv("TORCHADA_OVERRIDE_KEY");
-    std::string key = forced && *forced && std::string(forced) != "auto" ? forced : s.gpu_key;
+  if (settings::flag(settings::Id::kEnableCppOps, settings_warn)) {
+    // auto, CPU, CUDA, PrivateUse1 (any case); a malformed value is refused as before.
+    static const char* const kKeys[] = {"auto", "CPU", "CUDA", "PrivateUse1"};
+    const settings::Parsed forced = settings::read(settings::Id::kOverrideKey);
+    const char* given = std::getenv("TORCHADA_OVERRIDE_KEY");
+    std::string key = forced.status == settings::Status::kValid && forced.number > 0
+                          ? kKeys[forced.number]
+                      : forced.status == settings::Status::kInvalid && *given ? given
+                                                                              : s.gpu_key;
     const c10::DispatchKey k = key_from_name(key);
 #if !defined(TORCHADA_OPS_WITH_GPU)
     if (k != c10::DispatchKey::CPU) {
@@ -127,7 +134,7 @@ bool register_dynamic() {
     s.override_key = key;
     s.libs.push_back(std::move(lib));
   }
-  if (env_flag("TORCHADA_DEBUG_CPP_OPS")) {
+  if (settings::flag(settings::Id::kDebugCppOps, settings_warn)) {
     std::string list;
     for (const auto& o : s.overrides) list += " " + o;
     std::fprintf(stderr, "[torchada_ops] loaded: GPU key %s, aten overrides (%s):%s\n",

@@ -21,6 +21,7 @@
 #include "core/policy.h"
 #include "core/process.h"
 #include "core/trace.h"
+#include "settings/settings.h"
 
 namespace torchada {
 namespace detail {
@@ -74,7 +75,7 @@ bool file_exists(const std::string& p) { return ::access(p.c_str(), R_OK) == 0; 
 void* find_musa(std::string& searched, std::string& path_out) {
   std::string dirs[6];
   int n = 0;
-  if (const char* d = std::getenv("TORCHADA_MUSA_LIB_DIR"); d && *d) dirs[n++] = d;
+  if (const char* d = settings::text(settings::Id::kMusaLibDir)) dirs[n++] = d;
   if (const char* d = std::getenv("MUSA_HOME"); d && *d) dirs[n++] = std::string(d) + "/lib";
   if (const char* d = std::getenv("MUSA_PATH"); d && *d) dirs[n++] = std::string(d) + "/lib";
   dirs[n++] = "/usr/local/musa/lib";
@@ -106,7 +107,7 @@ void* find_musa(std::string& searched, std::string& path_out) {
 
 void* find_sim(std::string& searched, std::string& path_out) {
   std::string dir;
-  if (const char* d = std::getenv("TORCHADA_SIM_LIB_DIR"); d && *d)
+  if (const char* d = settings::text(settings::Id::kSimLibDir))
     dir = d;
   else
     dir = std::string(self_directory()) + "/sim";
@@ -152,8 +153,19 @@ void load_musa_table(Runtime& rt, void* h) {
 const Runtime& init_locked() {
   Runtime& rt = storage();
   translate_cuda_environment();  // before the backend reads MUSA_VISIBLE_DEVICES
-  const char* want = std::getenv("TORCHADA_BACKEND");
-  std::string choice = want && *want ? want : "auto";
+  // Choices in settings/settings.h's order: auto, musa, sim, cuda. A malformed value loads no
+  // backend (the error names it): guessing one could run a program on the wrong device.
+  static constexpr const char* kChoices[] = {"auto", "musa", "sim", "cuda"};
+  const settings::Parsed want = settings::read(settings::Id::kBackend);
+  const char* given = std::getenv("TORCHADA_BACKEND");
+  std::string choice = "auto";
+  if (want.status == settings::Status::kValid)
+    choice = kChoices[want.number];
+  else if (want.status == settings::Status::kInvalid && *given != '\0')
+    choice = given;                                    // named below
+  else if (want.status == settings::Status::kInvalid)  // empty, as unset before
+    settings::warn_malformed(settings::Id::kBackend, "TORCHADA_BACKEND", given, "auto",
+                             settings_warn);
   std::string searched, path;
 
   if (choice == "cuda") {
@@ -173,7 +185,8 @@ const Runtime& init_locked() {
       rt.passthrough = true;
     }
   } else {
-    TORCHADA_LOG(kError, "TORCHADA_BACKEND=%s is not one of auto, musa, sim, cuda", choice.c_str());
+    settings::warn_malformed(settings::Id::kBackend, "TORCHADA_BACKEND", given, "no backend",
+                             [](const char* m) { TORCHADA_LOG(kError, "%s", m); });
     searched = "\n    (no search: unknown TORCHADA_BACKEND)";
   }
 
@@ -190,6 +203,7 @@ const Runtime& init_locked() {
                  backend_name(rt.kind), path.empty() ? "" : " from ", path.c_str(),
                  rt.musa_runtime_version, rt.musa_driver_version);
   }
+  check_settings();
   install_process_hooks();
   return rt;
 }
@@ -384,8 +398,8 @@ void load_kernel_bridge(const Runtime& rt) {
   if (rt.kind != BackendKind::kMusa && rt.kind != BackendKind::kSim) return;
   static std::once_flag once;
   std::call_once(once, [&rt] {
-    const char* env = std::getenv("TORCHADA_KERNEL_BRIDGE");
-    if (env && (std::strcmp(env, "off") == 0 || std::strcmp(env, "0") == 0)) return;
+    // The ops library reports a malformed value (it owns the variable); off is choice 3.
+    if (settings::word(settings::Id::kKernelBridge, nullptr) == 3) return;
     if (dlopen("libtorch_cuda.so", RTLD_LAZY | RTLD_NOLOAD) == nullptr) return;
     auto* st = new BridgeLoad;  // shared with the detached helper: never freed
     st->kind = rt.kind;

@@ -1,9 +1,11 @@
 #include "core/env.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
-#include <strings.h>
 
 #include "core/log.h"
+#include "settings/settings.h"
 
 namespace torchada {
 namespace {
@@ -30,11 +32,13 @@ void translate_cuda_environment() {
   }
 }
 
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr) return false;
-  return !strcasecmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
-         !strcasecmp(v, "on");
+void settings_warn(const char* message) { TORCHADA_LOG(kWarn, "%s", message); }
+
+void check_settings() {
+  // TORCHADA_BACKEND's fallback (no backend) and TORCHADA_TRACE_FORMAT's (binary for a .tdtrace
+  // file) are their readers' to name.
+  settings::check_environment(environ, settings::Owner::kShim, settings_warn,
+                              {settings::Id::kBackend, settings::Id::kTraceFormat});
 }
 
 }  // namespace torchada

@@ -7,7 +7,12 @@ namespace torchada {
 
 void translate_cuda_environment();
 
-// "1", "true", "yes", "on" (any case) are true; unset or anything else is false.
-bool env_flag(const char* name);
+// The shim's sink for settings/settings.h: a malformed value or an unknown TORCHADA_* name is
+// one warning line in the shim's log.
+void settings_warn(const char* message);
+
+// Start-up, once per process: warns about TORCHADA_* names no component knows and about the
+// shim's own variables whose values are malformed (settings/settings.h).
+void check_settings();
 
 }  // namespace torchada

@@ -14,6 +14,7 @@
 #include "core/backend.h"
 #include "core/log.h"
 #include "nccl/env.h"
+#include "settings/settings.h"
 
 namespace torchada {
 namespace {
@@ -130,12 +131,12 @@ void load(const Spec& spec, LoadedLibrary& out) {
   std::string dirs[7];
   int n = 0;
   if (rt.kind == BackendKind::kSim) {
-    const char* d = std::getenv("TORCHADA_SIM_LIB_DIR");
-    dirs[n++] = d && *d ? std::string(d) : std::string(self_directory()) + "/sim";
+    const char* d = settings::text(settings::Id::kSimLibDir);
+    dirs[n++] = d ? std::string(d) : std::string(self_directory()) + "/sim";
   } else {
     // Next to the runtime that was loaded first: the libraries of one SDK belong together.
     if (std::string d = dirname_of(rt.library_path); !d.empty()) dirs[n++] = d;
-    if (const char* d = std::getenv("TORCHADA_MUSA_LIB_DIR"); d && *d) dirs[n++] = d;
+    if (const char* d = settings::text(settings::Id::kMusaLibDir)) dirs[n++] = d;
     if (const char* d = std::getenv("MUSA_HOME"); d && *d) dirs[n++] = std::string(d) + "/lib";
     if (const char* d = std::getenv("MUSA_PATH"); d && *d) dirs[n++] = std::string(d) + "/lib";
     dirs[n++] = "/usr/local/musa/lib";

@@ -8,7 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
+
+#include "settings/settings.h"
 
 namespace torchada {
 namespace {
@@ -17,20 +18,16 @@ namespace {
 std::atomic<int> g_level{-1};
 std::atomic<int> g_fd{-1};
 
-int parse_level(const char* s) {
-  if (s == nullptr || *s == '\0') return static_cast<int>(LogLevel::kWarn);
-  if (!strcasecmp(s, "error") || !strcmp(s, "0")) return 0;
-  if (!strcasecmp(s, "warn") || !strcasecmp(s, "warning") || !strcmp(s, "1")) return 1;
-  if (!strcasecmp(s, "info") || !strcmp(s, "2")) return 2;
-  if (!strcasecmp(s, "debug") || !strcasecmp(s, "trace") || !strcmp(s, "3")) return 3;
-  return static_cast<int>(LogLevel::kWarn);
-}
+void warn_line(const char* message);
 
 int level() {
   int l = g_level.load(std::memory_order_relaxed);
   if (l < 0) {
-    l = parse_level(std::getenv("TORCHADA_LOG_LEVEL"));
+    // The level's words are LogLevel's values in order (settings/settings.h). It is stored before
+    // a malformed value is reported: the report is itself a log line.
+    l = settings::word(settings::Id::kLogLevel, nullptr);
     g_level.store(l, std::memory_order_relaxed);
+    settings::word(settings::Id::kLogLevel, warn_line);
   }
   return l;
 }
@@ -39,7 +36,7 @@ int out_fd() {
   int fd = g_fd.load(std::memory_order_acquire);
   if (fd >= 0) return fd;
   fd = STDERR_FILENO;
-  if (const char* path = std::getenv("TORCHADA_LOG_FILE"); path && *path) {
+  if (const char* path = settings::text(settings::Id::kLogFile)) {
     int f = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (f >= 0) fd = f;
   }
@@ -64,6 +61,8 @@ const char* level_name(LogLevel l) {
   }
   return "?";
 }
+
+void warn_line(const char* message) { TORCHADA_LOG(kWarn, "%s", message); }
 
 }  // namespace
 

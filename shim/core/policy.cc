@@ -7,6 +7,7 @@
 #include "core/env.h"
 #include "core/kernels.h"
 #include "core/log.h"
+#include "settings/settings.h"
 
 namespace torchada {
 namespace {
@@ -32,7 +33,7 @@ std::atomic<int (*)()> g_bridge_attempting{nullptr};
 constexpr unsigned long long kBacktracesPerFunction = 16;
 
 bool strict() {
-  static const bool s = env_flag("TORCHADA_STRICT");
+  static const bool s = settings::flag(settings::Id::kStrict, settings_warn);
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/policy.h"
 #include "gen/fn_ids.h"
+#include "settings/settings.h"
 
 namespace torchada {
 namespace {
@@ -23,11 +24,6 @@ void after_fork_child() { kernels_after_fork(true); }
 
 void at_exit() { print_exit_summary(); }
 
-bool env_is(const char* name, const char* value) {
-  const char* v = std::getenv(name);
-  return v != nullptr && std::strcmp(v, value) == 0;
-}
-
 // PyTorch (2.10+) replaces some CUDA operators (norms, reductions, topk, scatter_add, bmm...) with
 // Python-registered Triton kernels (torch._native): NVIDIA code, installed over the kernel bridge.
 // Its switch, TORCH_DISABLE_NATIVE_JIT, is read through os.environ, which Python copies from the
@@ -35,9 +31,11 @@ bool env_is(const char* name, const char* value) {
 // is set here, at load, unless the user set it or torchada is off, in pass-through (cuda) or
 // without the kernel bridge. Only a variable that PyTorch reads; trivial work for a constructor.
 __attribute__((constructor)) void steer_pytorch_to_aten_kernels() {
-  if (std::getenv("TORCH_DISABLE_NATIVE_JIT") != nullptr || env_is("TORCHADA_DISABLE", "1") ||
-      env_is("TORCHADA_BACKEND", "cuda") || env_is("TORCHADA_KERNEL_BRIDGE", "off") ||
-      env_is("TORCHADA_KERNEL_BRIDGE", "0"))
+  // Quiet reads (no log from a constructor): malformed values are reported at start-up.
+  using settings::Id;
+  if (std::getenv("TORCH_DISABLE_NATIVE_JIT") != nullptr || settings::flag(Id::kDisable, nullptr) ||
+      settings::word(Id::kBackend, nullptr) == 3 /* cuda */ ||
+      settings::word(Id::kKernelBridge, nullptr) == 3 /* off */)
     return;
   setenv("TORCH_DISABLE_NATIVE_JIT", "1", /*overwrite=*/0);
 }
@@ -51,7 +49,7 @@ void install_process_hooks() {
 }
 
 void print_exit_summary() {
-  const bool stats = env_flag("TORCHADA_STATS");
+  const bool stats = settings::flag(settings::Id::kStats, settings_warn);
   unsigned long long refused = 0;
   for (std::size_t i = 0; i < kFnCount; ++i) {
     FnCounters c = counters(static_cast<Fn>(i));

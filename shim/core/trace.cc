@@ -66,6 +66,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/trace_log.h"
+#include "settings/settings.h"
 
 namespace torchada::trace {
 
@@ -289,13 +290,17 @@ ClockPair read_pair() {
 void init_clock() {
   bool tsc = false;
 #if defined(__x86_64__) || defined(__i386__)
-  const char* want = std::getenv("TORCHADA_TRACE_CLOCK");
-  if (want && std::strcmp(want, "monotonic") == 0)
-    tsc = false;
-  else if (want && std::strcmp(want, "tsc") == 0)
-    tsc = true;
-  else
-    tsc = kernel_clock_is_tsc();
+  switch (settings::word(settings::Id::kTraceClock, settings_warn)) {  // auto, tsc, monotonic
+    case 1:
+      tsc = true;
+      break;
+    case 2:
+      tsc = false;
+      break;
+    default:
+      tsc = kernel_clock_is_tsc();
+      break;
+  }
 #endif
   g_use_tsc.store(tsc, std::memory_order_relaxed);
   g_mult.store(std::uint64_t{1} << 32, std::memory_order_relaxed);
@@ -1191,9 +1196,9 @@ int decide() {
   Locked lock;
   int s = detail::g_state.load(std::memory_order_relaxed);
   if (s != 0) return s;
-  const char* path = std::getenv("TORCHADA_TRACE");
-  const bool trace = path != nullptr && *path != '\0';
-  const bool stats = env_flag("TORCHADA_STATS");
+  const char* path = settings::text(settings::Id::kTrace);
+  const bool trace = path != nullptr;
+  const bool stats = settings::flag(settings::Id::kStats, settings_warn);
   if (!trace && !stats) {
     detail::g_state.store(1, std::memory_order_release);
     ::torchada::detail::refresh_fast_runtime();
@@ -1219,23 +1224,10 @@ int decide() {
     } else {
       const std::size_t n = std::strlen(path), ext = sizeof lg::kExtension - 1;
       g_binary = n > ext && std::strcmp(path + n - ext, lg::kExtension) == 0;
-      if (const char* fmt = std::getenv("TORCHADA_TRACE_FORMAT"); fmt && *fmt) {
-        if (std::strcmp(fmt, "binary") == 0)
-          g_binary = true;
-        else if (std::strcmp(fmt, "json") != 0)
-          TORCHADA_LOG(kWarn, "TORCHADA_TRACE_FORMAT=%s is not json or binary; using %s", fmt,
-                       g_binary ? "binary" : "json");
-      }
-      std::size_t cap_mb = kDefaultCapMb;
-      if (const char* c = std::getenv("TORCHADA_TRACE_MAX_MB"); c && *c) {
-        char* e = nullptr;
-        unsigned long long v = std::strtoull(c, &e, 10);
-        if (e && *e == '\0' && v > 0 && v < (1ull << 40))
-          cap_mb = static_cast<std::size_t>(v);
-        else
-          TORCHADA_LOG(kWarn, "TORCHADA_TRACE_MAX_MB=%s is not a size in MiB; using %zu", c,
-                       cap_mb);
-      }
+      // json (0) or binary (1); unset or malformed: what the file's name says.
+      g_binary = settings::word(settings::Id::kTraceFormat, g_binary ? 1 : 0, settings_warn) == 1;
+      const auto cap_mb = static_cast<std::size_t>(settings::integer(
+          settings::Id::kTraceMaxMb, static_cast<long long>(kDefaultCapMb), settings_warn));
       g_file.cap = cap_mb << 20;
       g_file.gen = g_gen.load(std::memory_order_relaxed);
       traced = open_file();

@@ -13,7 +13,9 @@
 #include <cstring>
 
 #include "abi/export.h"
+#include "core/env.h"
 #include "core/log.h"
+#include "settings/settings.h"
 #include "abi/impl.h"
 
 namespace torchada {
@@ -25,16 +27,10 @@ struct Capability {
 };
 
 Capability report_capability(int musa_major, int musa_minor) {
-  const char* policy = std::getenv("TORCHADA_REPORT_CC");
-  if (policy && !std::strcmp(policy, "native")) return {musa_major, musa_minor};
-  if (policy && *policy && std::strcmp(policy, "equivalent") != 0) {
-    int M = 0, m = 0;
-    if (std::sscanf(policy, "%d.%d", &M, &m) == 2 && M > 0) return {M, m};
-    TORCHADA_LOG(kWarn,
-                 "TORCHADA_REPORT_CC=%s is not 'equivalent', 'native' or M.m; using "
-                 "'equivalent'",
-                 policy);
-  }
+  // Read per call (tests change it); a malformed value is reported once per value.
+  const settings::Parsed policy = settings::capability(settings::Id::kReportCc, settings_warn);
+  if (policy.number == 1) return {musa_major, musa_minor};  // native
+  if (policy.number < 0) return {policy.major, policy.minor};
   struct Map {
     int mm, mn, cm, cn;
   };

@@ -21,6 +21,8 @@
 #include <cstring>
 #include <string>
 
+#include "settings/settings.h"
+
 namespace sim_gemm {
 
 struct Table {
@@ -32,8 +34,7 @@ struct Table {
 
 inline Table load_table() {
   Table t;
-  const char* env = std::getenv("TORCHADA_SIM_GEMM");
-  const char* path = env != nullptr && env[0] != '\0' ? env : nullptr;
+  const char* path = torchada::settings::text(torchada::settings::Id::kSimGemm);
 #ifdef TORCHADA_SIM_GEMM_DEFAULT
   if (path == nullptr) path = TORCHADA_SIM_GEMM_DEFAULT;
 #endif

@@ -3,6 +3,7 @@
 #include "state.h"
 
 #include "driver_hooks.h"
+#include "settings/settings.h"
 #include "sim_ext.h"
 
 #include <pthread.h>
@@ -32,21 +33,10 @@ void atfork_child() {
   g_init_mu.unlock();
 }
 
-// A whole-number setting in [lo, hi]; a malformed or out-of-range value is a warning naming the
+// The simulator's sink for settings/settings.h: a malformed value is a warning naming the
 // variable and what is used instead, never a silent default.
-long env_long(const char* name, long def, long lo, long hi) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return def;
-  char* end = nullptr;
-  errno = 0;
-  const long x = std::strtol(v, &end, 10);
-  if (end == v || *end != '\0' || errno != 0 || x < lo || x > hi) {
-    std::fprintf(stderr,
-                 "[torchada sim] warning: %s=%s is not a whole number in [%ld, %ld]; using %ld\n",
-                 name, v, lo, hi, def);
-    return def;
-  }
-  return x;
+void settings_warn(const char* message) {
+  std::fprintf(stderr, "[torchada sim] warning: %s\n", message);
 }
 
 // Bytes of host memory this process may use: MemTotal, or the cgroup's limit when lower.
@@ -89,9 +79,10 @@ long default_memory_mb(int devices) {
 Runtime* create_runtime() {
   auto r = std::make_unique<Runtime>();
   r->generation = g_generation.load();
-  r->device_count = static_cast<int>(env_long("TORCHADA_SIM_DEVICES", 1, 1, 16));
-  const size_t mb = static_cast<size_t>(
-      env_long("TORCHADA_SIM_MEMORY_MB", default_memory_mb(r->device_count), 1, 1L << 24));
+  using torchada::settings::Id;
+  r->device_count = static_cast<int>(torchada::settings::integer(Id::kSimDevices, settings_warn));
+  const size_t mb = static_cast<size_t>(torchada::settings::integer(
+      Id::kSimMemoryMb, default_memory_mb(r->device_count), settings_warn));
   for (int i = 0; i < r->device_count; ++i) {
     auto d = std::make_unique<Device>();
     d->ordinal = i;

@@ -218,11 +218,28 @@ def wrong_backend():
 
 
 def typo_variable():
-    rc, doc = run(["--no-pytorch"], dict(SIM, TORCHADA_BAKEND="musa", TORCHADA_LOG_LEVEL="loud"))
+    rc, doc = run(["--no-pytorch"], dict(SIM, TORCHADA_BAKEND="musa", TORCHADA_LOG_LEVEL="loud",
+                                         TORCHADA_SIM_DEVICES="two"))
     expect(rc == 0, f"exit status {rc}: unknown variables are warnings")
-    check(doc, "env.variables", "warning", r"TORCHADA_BAKEND is not a variable torchada reads",
-          r"README")
-    check(doc, "env.variables", "warning", r"TORCHADA_LOG_LEVEL=loud is not a valid value")
+    check(doc, "env.variables", "warning", r"TORCHADA_BAKEND is not a variable torchada reads.*"
+          r"did you mean TORCHADA_BACKEND", r"README")
+    check(doc, "env.variables", "warning", r"TORCHADA_LOG_LEVEL=loud is not a valid value.*"
+          r"not one of error, warn, info or debug; using warn")
+    check(doc, "env.variables", "warning",
+          r"TORCHADA_SIM_DEVICES=two is not a whole number in \[1, 16\]; using 1")
+    # Every variable of settings/settings.h is listed, with its value or default and its validity.
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(SCHEMA))))
+    with open(os.path.join(repo, "settings", "settings.h")) as f:
+        names = re.findall(r'^  X\(k\w+, "(TORCHADA_\w+)"', f.read(), re.M)
+    expect(len(names) > 30, f"the settings table was not read: {names}")
+    rows = check(doc, "env.variables")["lists"]["settings"]
+    expect([r.split(" ")[0].replace("<name>", "") for r in rows] == names,
+           f"the settings list is not the table's: {rows}")
+    row = {r.split(" ")[0]: r for r in rows}
+    expect("'two' invalid: TORCHADA_SIM_DEVICES=two is not a whole number" in
+           row["TORCHADA_SIM_DEVICES"], row["TORCHADA_SIM_DEVICES"])
+    expect("'sim' valid" in row["TORCHADA_BACKEND"], row["TORCHADA_BACKEND"])
+    expect("unset, default 2048" in row["TORCHADA_TRACE_MAX_MB"], row["TORCHADA_TRACE_MAX_MB"])
 
 
 def pytorch_fails():

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "doctor.h"
+#include "settings/settings.h"
 
 extern char** environ;
 
@@ -181,46 +182,20 @@ std::string SimDir(const Context& ctx) {
   return d.empty() ? ctx.layout.libdir + "/sim" : d;
 }
 
-struct VarInfo {
-  const char* name;
-  const char* meaning;
-  std::vector<const char*> values;  // accepted values; empty: free form
-};
-
-const VarInfo kTorchadaVars[] = {
-    {"TORCHADA_BACKEND", "backend: auto, musa, sim, cuda", {"auto", "musa", "sim", "cuda"}},
-    {"TORCHADA_MUSA_LIB_DIR",
-     "first directory searched for libmusart (and the other MUSA libraries)",
-     {}},
-    {"TORCHADA_SIM_LIB_DIR", "directory of the simulator's libraries", {}},
-    {"TORCHADA_LOG_LEVEL", "log level", {"error", "warn", "info", "debug"}},
-    {"TORCHADA_LOG_FILE", "log lines are appended to this file instead of stderr", {}},
-    {"TORCHADA_STRICT", "1: abort at the first unsupported call or refused kernel", {}},
-    {"TORCHADA_STATS", "1: per-function call table at exit", {}},
-    {"TORCHADA_TRACE", "Chrome trace-event file of every intercepted call", {}},
-    {"TORCHADA_TRACE_MAX_MB", "trace size cap in MiB", {}},
-    {"TORCHADA_TRACE_CLOCK", "trace clock", {"tsc", "monotonic"}},
-    {"TORCHADA_TRACE_FORMAT",
-     "trace output: json, or binary (torchada-trace convert)",
-     {"json", "binary"}},
-    {"TORCHADA_DISABLE", "1: the launcher, the entrypoint and the audit module do nothing", {}},
-    {"TORCHADA_REPORT_CC", "compute capability CUDA code sees: equivalent, native or M.m", {}},
-    {"TORCHADA_SIM_DEVICES", "simulator: number of devices", {}},
-    {"TORCHADA_SIM_MEMORY_MB", "simulator: memory per device in MiB", {}},
-    {"TORCHADA_BUILD_DIR", "torchada-run / torchada-doctor: the build tree to use", {}},
-    {"TORCHADA_CHECK", "torchada-run --check: the torchada-check program", {}},
-    {"TORCHADA_ENABLE_CPP_OPS", "ATen override library: enable", {}},
-    {"TORCHADA_DEBUG_CPP_OPS", "ATen override library: debug output", {}},
-    {"TORCHADA_OPS_LIBRARY", "ATen override library: the file torchada_ops.load() loads", {}},
-    {"TORCHADA_OVERRIDE_KEY", "ATen override library: dispatch key", {}},
-    {"TORCHADA_SKIP_OPS", "scripts/test.sh: skip the PyTorch suite", {}},
-};
-
-bool ValidReportCc(const std::string& v) {
-  if (v == "equivalent" || v == "native") return true;
-  int major = 0, minor = 0;
-  char tail = 0;
-  return std::sscanf(v.c_str(), "%d.%d%c", &major, &minor, &tail) == 2 && major >= 0 && minor >= 0;
+// A setting's value as torchada reads it (settings/settings.h): "valid", or why not and what is
+// used instead.
+std::string Malformed(const settings::Var& v, const std::string& name, const char* value) {
+  const settings::Parsed p = settings::parse(v, value);
+  if (p.status != settings::Status::kInvalid) return "";
+  char instead[64] = "the default", line[512];
+  if (v.type == settings::Type::kFlag || v.type == settings::Type::kWord)
+    settings::word_name(v, settings::default_of(v).number, instead, sizeof instead);
+  else if (v.def[0] != '\0')
+    std::snprintf(instead, sizeof instead, "%s", v.def);
+  if (&v == &settings::var(settings::Id::kBackend) && *value != '\0')
+    std::snprintf(instead, sizeof instead, "no backend");
+  settings::format_warning(v, name.c_str(), value, instead, line, sizeof line);
+  return line;
 }
 
 }  // namespace
@@ -340,7 +315,12 @@ void CheckEnvironment(Context& ctx, Section& s) {
   // ---- the backend -----------------------------------------------------------------------------
   Check c{"env.backend", "backend (TORCHADA_BACKEND)"};
   std::string want = Env("TORCHADA_BACKEND");
-  ctx.backend_choice = want.empty() ? "auto" : want;
+  // As the shim reads it (settings/settings.h): any case; a malformed value loads no backend.
+  static const char* const kChoices[] = {"auto", "musa", "sim", "cuda"};
+  const settings::Parsed choice = settings::read(settings::Id::kBackend);
+  ctx.backend_choice = choice.status == settings::Status::kValid ? kChoices[choice.number]
+                       : want.empty()                            ? "auto"
+                                                                 : want;
   c.Fact("TORCHADA_BACKEND", want.empty() ? "unset (auto)" : want);
   FoundLibrary runtime;
   std::vector<std::string> walked;
@@ -486,34 +466,26 @@ void CheckVariables(Context& ctx, Section& s) {
     std::string v = Env(k.c_str());
     std::string what;
     if (StartsWith(k, "TORCHADA_")) {
-      const VarInfo* info = nullptr;
-      for (const VarInfo& vi : kTorchadaVars)
-        if (k == vi.name) info = &vi;
-      if (StartsWith(k, "TORCHADA_DISABLE_OP_OVERRIDE_")) {
-        what = "ATen override library: disables the override of one op";
-      } else if (info == nullptr) {
+      const settings::Var* info = settings::find(k.c_str());
+      if (info == nullptr) {
         what = "torchada reads no such variable";
         ++unknown;
-        c.Raise(Verdict::kWarning, k + " is not a variable torchada reads (a typo?).",
+        char line[512];
+        settings::format_unknown(k.c_str(), k.size(), line, sizeof line);
+        c.Raise(Verdict::kWarning, k + " is not a variable torchada reads (a typo?): " + line + ".",
                 "Check the name against README.md's Environment table.");
       } else {
         what = info->meaning;
-        bool ok = info->values.empty();
-        for (const char* a : info->values) ok |= v == a;
-        if (k == "TORCHADA_REPORT_CC") ok = ValidReportCc(v);
-        if (!ok && k != "TORCHADA_BACKEND") {  // the backend check reports that one
+        const std::string bad = Malformed(*info, k, v.c_str());
+        if (!bad.empty() && info != &settings::var(settings::Id::kBackend)) {
+          // The backend check reports TORCHADA_BACKEND.
           what += "; '" + v + "' is not valid";
-          c.Raise(
-              Verdict::kWarning,
-              k + "=" + v + " is not a valid value (torchada falls back to its default).",
-              k == "TORCHADA_REPORT_CC"
-                  ? "Use equivalent, native or M.m (e.g. 8.0)."
-                  : "Use one of: " +
-                        [&] {
-                          std::vector<std::string> a(info->values.begin(), info->values.end());
-                          return Join(a, ", ");
-                        }() +
-                        ".");
+          char accepted[256];
+          settings::describe_accepted(*info, accepted, sizeof accepted);
+          c.Raise(Verdict::kWarning,
+                  k + "=" + v +
+                      " is not a valid value (torchada falls back to its default): " + bad + ".",
+                  std::string("Use ") + accepted + ".");
         }
       }
     } else if (k == "CUDA_VISIBLE_DEVICES" || k == "CUDA_LAUNCH_BLOCKING") {
@@ -547,6 +519,20 @@ void CheckVariables(Context& ctx, Section& s) {
   for (const auto& [k, v] : ctx.derived)
     if (std::find(names.begin(), names.end(), k) == names.end())
       c.List("derived by the shim").push_back(k + "=" + v);
+  // Every variable of settings/settings.h: its value or default, and whether torchada takes it.
+  std::vector<std::string>& all = c.List("settings");
+  for (const settings::Var& sv : settings::kVars) {
+    std::string row = std::string(sv.name) + (settings::is_family(sv) ? "<name>" : "") + " (" +
+                      settings::type_name(sv.type) + ", " + settings::owner_name(sv.owner) + "): ";
+    const char* value = settings::is_family(sv) ? nullptr : std::getenv(sv.name);
+    if (value == nullptr) {
+      row += std::string("unset, default ") + (sv.def[0] ? sv.def : "(none or computed)");
+    } else {
+      const std::string bad = Malformed(sv, sv.name, value);
+      row += "'" + std::string(value) + "' " + (bad.empty() ? "valid" : "invalid: " + bad);
+    }
+    all.push_back(row + "  -- " + sv.meaning);
+  }
   std::string count = std::to_string(names.size()) + " variable(s) of interest" +
                       (unknown ? ", " + std::to_string(unknown) + " unknown to torchada" : "") +
                       ".";

@@ -179,6 +179,8 @@ void arm_exit_reporting();  // registers the atexit table / warning once
 // Log line in torchada's format: "[torchada pid:tid level] ...".
 void log(const char* level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 bool log_enabled(const char* level);
+// The sink for settings/settings.h: a malformed TORCHADA_* value is one warning line.
+void settings_warn(const char* message);
 
 // Registers CPU kernels for operators PyTorch only implements for CUDA (fused RNN cells).
 // Returns their names.

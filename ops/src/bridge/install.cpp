@@ -34,6 +34,7 @@
 #include "../device/device.h"
 #include "../device_kernels.h"
 #include "bridge.h"
+#include "settings/settings.h"
 
 namespace torchada::ops::bridge {
 namespace {
@@ -124,21 +125,20 @@ std::string lower(const char* s) {
   return r;
 }
 
-bool flag(const char* name) {
-  const std::string v = lower(std::getenv(name));
-  return v == "1" || v == "true" || v == "yes" || v == "on";
-}
-
 Mode choose_mode(const char* backend) {
-  const std::string v = lower(std::getenv("TORCHADA_KERNEL_BRIDGE"));
-  if (v == "direct") return Mode::kDirect;
-  if (v == "copy") return Mode::kCopy;
-  if (v == "off" || v == "0" || v == "none") return Mode::kOff;
-  if (!v.empty() && v != "auto")
-    log("warn", "TORCHADA_KERNEL_BRIDGE=%s is not direct, copy, off or auto; using auto",
-        v.c_str());
+  switch (settings::word(settings::Id::kKernelBridge, settings_warn)) {  // auto, direct, copy, off
+    case 1:
+      return Mode::kDirect;
+    case 2:
+      return Mode::kCopy;
+    case 3:
+      return Mode::kOff;
+    default:
+      break;
+  }
+  static const char* const kBackends[] = {"auto", "musa", "sim", "cuda"};
   std::string b = lower(backend);
-  if (b.empty()) b = lower(std::getenv("TORCHADA_BACKEND"));
+  if (b.empty()) b = kBackends[settings::word(settings::Id::kBackend, nullptr)];
   if (b == "sim") return Mode::kDirect;
   if (b == "musa") return Mode::kCopy;
   return Mode::kOff;  // cuda: NVIDIA runs its kernels; auto/unknown: nothing to bridge to
@@ -223,8 +223,11 @@ size_t install_sparse(Installed& st) {
 
 int install_locked(Installed& st, const char* backend) {
   st.mode = choose_mode(backend);
-  st.strict = flag("TORCHADA_STRICT");
-  st.timing = flag("TORCHADA_STATS");
+  // The shim's variables: it reports malformed values.
+  st.strict = settings::flag(settings::Id::kStrict, nullptr);
+  st.timing = settings::flag(settings::Id::kStats, nullptr);
+  // Read by the Python patches (torch_patches.cpp): named here when malformed.
+  settings::word(settings::Id::kTorchCompile, settings_warn);
   if (st.mode == Mode::kOff) return 0;
   register_exit_drain();
 
@@ -243,7 +246,7 @@ int install_locked(Installed& st, const char* backend) {
   ctx.setSDPUseMath(true);
 
   st.cpu_kernels = register_cpu_kernels();
-  if (st.mode == Mode::kDirect && lower(std::getenv("TORCHADA_BRIDGE_DEVICE_ALLOC")) != "0" &&
+  if (st.mode == Mode::kDirect && settings::flag(settings::Id::kBridgeDeviceAlloc, settings_warn) &&
       !install_device_allocation())
     log("warn",
         "kernel bridge: another CPU allocator holds the top priority; bridged results "
@@ -390,9 +393,10 @@ int64_t bridge_install_op(std::string_view backend) {
 // TORCHADA_KERNEL_BRIDGE=direct|copy set explicitly: install when the library is loaded by hand
 // (torch.ops.load_library), not only when the shim loads it.
 [[maybe_unused]] const bool g_explicit = [] {
-  const char* v = std::getenv("TORCHADA_KERNEL_BRIDGE");
-  if (v && (std::strcmp(v, "direct") == 0 || std::strcmp(v, "copy") == 0))
-    torchada::ops::bridge::install(nullptr);
+  // A quiet read (a static initialiser); install() reports a malformed value.
+  const int mode =
+      torchada::settings::word(torchada::settings::Id::kKernelBridge, nullptr);  // direct, copy
+  if (mode == 1 || mode == 2) torchada::ops::bridge::install(nullptr);
   return true;
 }();
 

@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "bridge.h"
+#include "settings/settings.h"
 
 namespace torchada::ops::bridge {
 namespace {
@@ -38,7 +39,8 @@ int level_of(const char* l) {
 }
 
 int configured_level() {
-  static const int l = level_of(std::getenv("TORCHADA_LOG_LEVEL"));
+  // The shim's variable (it reports a malformed value); the words are error, warn, info, debug.
+  static const int l = settings::word(settings::Id::kLogLevel, nullptr);
   return l;
 }
 
@@ -74,12 +76,14 @@ void log(const char* level, const char* fmt, ...) {
   va_end(ap);
   std::strncat(buf, "\n", sizeof buf - std::strlen(buf) - 1);
   FILE* f = stderr;
-  const char* file = std::getenv("TORCHADA_LOG_FILE");
-  FILE* opened = file && *file ? std::fopen(file, "a") : nullptr;
+  const char* file = settings::text(settings::Id::kLogFile);
+  FILE* opened = file ? std::fopen(file, "a") : nullptr;
   if (opened) f = opened;
   std::fputs(buf, f);
   if (opened) std::fclose(opened);
 }
+
+void settings_warn(const char* message) { log("warn", "%s", message); }
 
 void register_state(OpState* s) {
   std::lock_guard<std::mutex> lock(states_mutex());
@@ -123,8 +127,7 @@ void print_report() {
 
 namespace {
 void at_exit() {
-  const char* s = std::getenv("TORCHADA_STATS");
-  if (s && *s && std::strcmp(s, "0") != 0) {
+  if (settings::flag(settings::Id::kStats, nullptr)) {
     print_report();
     return;
   }

@@ -140,7 +140,7 @@ def _torchada_cuda_seeds_reseed_the_bridge():
     cuda_random._torchada_reseeds = True
 
 
-if os.environ.get("TORCHADA_TORCH_COMPILE") != "inductor":
+if (os.environ.get("TORCHADA_TORCH_COMPILE") or "").lower() != "inductor":  # settings.h: any case
     _torchada_after_import("torch._dynamo", _torchada_use_aot_eager)
 _torchada_after_import("torch.autograd.profiler", _torchada_profile_cpu_only)
 if not _TORCHADA_RANDOM_ON_DEVICE:

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../bridge/bridge.h"
+#include "settings/settings.h"
 #include "../device_kernels.h"
 #include "device.h"
 
@@ -28,14 +29,11 @@ bool host_kernels_active() {
 namespace torchada::ops::device {
 
 bool enabled_for(const char* backend) {
-  std::string off = std::getenv("TORCHADA_OPS_KERNELS") ? std::getenv("TORCHADA_OPS_KERNELS") : "";
-  std::transform(off.begin(), off.end(), off.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  if (off == "off" || off == "0" || off == "false" || off == "no") return false;
-  if (!off.empty() && off != "on" && off != "1" && off != "auto")
-    bridge::log("warn", "TORCHADA_OPS_KERNELS=%s is not on, off or auto; using auto", off.c_str());
-  const char* env = std::getenv("TORCHADA_BACKEND");
-  const std::string b = backend ? backend : (env ? env : "");
+  // auto (on, 1) or off (0, false, no); malformed: auto, with a warning.
+  if (settings::word(settings::Id::kOpsKernels, bridge::settings_warn) == 1) return false;
+  static const char* const kBackends[] = {"auto", "musa", "sim", "cuda"};
+  const std::string b =
+      backend ? backend : kBackends[settings::word(settings::Id::kBackend, nullptr)];
   if (b == "sim") return host_kernels_active();
 #if defined(TORCHADA_OPS_WITH_MUSA_KERNELS)
   if (b == "musa") return true;
@@ -48,12 +46,7 @@ bool enabled_for(const char* backend) {
 // PyTorch's CPU generator draws for the same seed (a device="cpu" run's numbers, for comparing
 // with one).
 bool random_on_device() {
-  std::string v = std::getenv("TORCHADA_OPS_RNG") ? std::getenv("TORCHADA_OPS_RNG") : "";
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (v == "cpu") return false;
-  if (!v.empty() && v != "philox")
-    bridge::log("warn", "TORCHADA_OPS_RNG=%s is not philox or cpu; using philox", v.c_str());
-  return true;
+  return settings::word(settings::Id::kOpsRng, bridge::settings_warn) == 0;  // philox, cpu
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "probe.h"
+#include "settings/settings.h"
 
 namespace torchada::probe {
 namespace {
@@ -64,15 +65,17 @@ double NowMs() {
 
 // What TORCHADA_REPORT_CC makes of MUSA's capability (shim/runtime/device.cc; README).
 void ExpectedCc(int mm, int mn, int* cm, int* cn, std::string* policy) {
+  // Parsed as the shim parses it (settings/settings.h); malformed is the default, equivalent.
   const char* p = std::getenv("TORCHADA_REPORT_CC");
   *policy = p && *p ? p : "equivalent";
   *cm = mm;
   *cn = mn;
-  if (*policy == "native") return;
-  int M = 0, m = 0;
-  if (*policy != "equivalent" && std::sscanf(policy->c_str(), "%d.%d", &M, &m) == 2 && M > 0) {
-    *cm = M;
-    *cn = m;
+  const torchada::settings::Parsed cc =
+      torchada::settings::capability(torchada::settings::Id::kReportCc, nullptr);
+  if (cc.number == 1) return;  // native
+  if (cc.number < 0) {
+    *cm = cc.major;
+    *cn = cc.minor;
     return;
   }
   static const int kMap[][4] = {{2, 1, 7, 5}, {2, 2, 8, 0}, {3, 1, 9, 0}};
