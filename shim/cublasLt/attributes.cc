@@ -596,18 +596,17 @@ cublasStatus_t get_attribute(Fn id, const Family<Attr>& fam, Attr attr, void* bu
 
 const MublasLtTable& lt() { return mublasLt_backend().table; }
 
-// A layout attribute the shim records (layout_notes), read back: a size query, or a buffer of
-// exactly the value's size.
+// An attribute the shim records (layout_notes, desc_notes), read back: a size query, or a buffer
+// of exactly the value's size.
 template <class T>
-cublasStatus_t answer_recorded(const char* name, T value, void* buf, size_t sizeInBytes,
+cublasStatus_t answer_recorded(Fn id, const char* name, T value, void* buf, size_t sizeInBytes,
                                size_t* sizeWritten) {
   if (sizeInBytes == 0 && sizeWritten != nullptr) {
     *sizeWritten = sizeof(value);
     return CUBLAS_STATUS_SUCCESS;
   }
   if (buf == nullptr || sizeInBytes != sizeof(value))
-    return refuse(Fn::k_cublasLtMatrixLayoutGetAttribute, "%s needs a buffer of exactly %zu bytes",
-                  name, sizeof(value));
+    return refuse(id, "%s needs a buffer of exactly %zu bytes", name, sizeof(value));
   std::memcpy(buf, &value, sizeof(value));
   if (sizeWritten != nullptr) *sizeWritten = sizeof(value);
   return CUBLAS_STATUS_SUCCESS;
@@ -620,23 +619,62 @@ namespace impl {
 cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc,
                                               cublasLtMatmulDescAttributes_t attr, const void* buf,
                                               size_t sizeInBytes) {
+  constexpr Fn id = Fn::k_cublasLtMatmulDescSetAttribute;
   const auto fn = lt().mublasLtMatmulDescSetAttribute;
-  if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatmulDescSetAttribute);
-  return set_attribute(Fn::k_cublasLtMatmulDescSetAttribute,
-                       family<cublasLtMatmulDescAttributes_t>(kDescAttrs), attr, buf, sizeInBytes,
-                       [&](auto a, const void* b, size_t n) {
-                         return fn(convert<mublasLtMatmulDesc_t>(matmulDesc), a, b, n);
-                       });
+  if (fn == nullptr) return CublasLtLib::missing(id);
+#if CUBLAS_VER_MAJOR >= 13
+  // The emulation descriptor, which muBLASLt lacks: noted (emulation.cc), changes no result.
+  if (attr == CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR) {
+    void* e = nullptr;
+    if (buf == nullptr || sizeInBytes != sizeof(e))
+      return refuse(id,
+                    "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR needs a buffer of exactly %zu bytes",
+                    sizeof(e));
+    std::memcpy(&e, buf, sizeof(e));
+    if (!desc_notes::set_emulation(matmulDesc, e)) {
+      note_unsupported(
+          id, "more matmul descriptors with emulation settings at once than the shim notes");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+  }
+#endif
+  const cublasStatus_t s =
+      set_attribute(id, family<cublasLtMatmulDescAttributes_t>(kDescAttrs), attr, buf, sizeInBytes,
+                    [&](auto a, const void* b, size_t n) {
+                      return fn(convert<mublasLtMatmulDesc_t>(matmulDesc), a, b, n);
+                    });
+  // An emulated compute type reached muBLASLt as its native one: noted, to be read back as set.
+  if (s == CUBLAS_STATUS_SUCCESS && attr == CUBLASLT_MATMUL_DESC_COMPUTE_TYPE) {
+    int32_t compute = 0;
+    std::memcpy(&compute, buf, sizeof(compute));
+    if (!desc_notes::set_compute_type(matmulDesc, compute)) {
+      note_unsupported(
+          id, "more matmul descriptors with emulation settings at once than the shim notes");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+  }
+  return s;
 }
 
 cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc,
                                               cublasLtMatmulDescAttributes_t attr, void* buf,
                                               size_t sizeInBytes, size_t* sizeWritten) {
+  constexpr Fn id = Fn::k_cublasLtMatmulDescGetAttribute;
   const auto fn = lt().mublasLtMatmulDescGetAttribute;
-  if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatmulDescGetAttribute);
-  return get_attribute(Fn::k_cublasLtMatmulDescGetAttribute,
-                       family<cublasLtMatmulDescAttributes_t>(kDescAttrs), attr, buf, sizeInBytes,
-                       sizeWritten, [&](auto a, void* b, size_t n, size_t* w) {
+  if (fn == nullptr) return CublasLtLib::missing(id);
+  // What the shim notes (emulation.cc) it answers itself.
+  const desc_notes::Note note = desc_notes::get(matmulDesc);
+  if (attr == CUBLASLT_MATMUL_DESC_COMPUTE_TYPE && note.compute_type >= 0)
+    return answer_recorded(id, "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE", note.compute_type, buf,
+                           sizeInBytes, sizeWritten);
+#if CUBLAS_VER_MAJOR >= 13
+  if (attr == CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR)
+    return answer_recorded(id, "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR", note.emulation, buf,
+                           sizeInBytes, sizeWritten);
+#endif
+  return get_attribute(id, family<cublasLtMatmulDescAttributes_t>(kDescAttrs), attr, buf,
+                       sizeInBytes, sizeWritten, [&](auto a, void* b, size_t n, size_t* w) {
                          return fn(convert<mublasLtMatmulDesc_t>(matmulDesc), a, b, n, w);
                        });
 }
@@ -724,14 +762,15 @@ cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout
   // (strided batches, column-major order, no plane offset).
   const layout_notes::Note note = layout_notes::get(matLayout);
   if (attr == CUBLASLT_MATRIX_LAYOUT_BATCH_MODE && note.pointer_array)
-    return answer_recorded("CUBLASLT_MATRIX_LAYOUT_BATCH_MODE",
-                           uint32_t{CUBLASLT_BATCH_MODE_POINTER_ARRAY}, buf, sizeInBytes,
-                           sizeWritten);
+    return answer_recorded(
+        Fn::k_cublasLtMatrixLayoutGetAttribute, "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE",
+        uint32_t{CUBLASLT_BATCH_MODE_POINTER_ARRAY}, buf, sizeInBytes, sizeWritten);
   if (attr == CUBLASLT_MATRIX_LAYOUT_ORDER && note.imma_order != 0)
-    return answer_recorded("CUBLASLT_MATRIX_LAYOUT_ORDER", note.imma_order, buf, sizeInBytes,
-                           sizeWritten);
+    return answer_recorded(Fn::k_cublasLtMatrixLayoutGetAttribute, "CUBLASLT_MATRIX_LAYOUT_ORDER",
+                           note.imma_order, buf, sizeInBytes, sizeWritten);
   if (attr == CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET && note.plane_offset != 0)
-    return answer_recorded("CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET", note.plane_offset, buf,
+    return answer_recorded(Fn::k_cublasLtMatrixLayoutGetAttribute,
+                           "CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET", note.plane_offset, buf,
                            sizeInBytes, sizeWritten);
   return get_attribute(Fn::k_cublasLtMatrixLayoutGetAttribute,
                        family<cublasLtMatrixLayoutAttribute_t>(kLayoutAttrs), attr, buf,

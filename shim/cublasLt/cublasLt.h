@@ -105,6 +105,26 @@ void forget(const void* layout);
 constexpr int kCapacity = 4096;
 }  // namespace layout_notes
 
+// What the shim notes on a matmul descriptor that muBLASLt's cannot hold (emulation.cc): the
+// caller's compute type when it is a CUDA 13 emulated one (muBLASLt's says 32F / 64F) and the
+// CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR pointer. Creating, initialising or destroying a
+// descriptor forgets its address.
+namespace desc_notes {
+struct Note {
+  int32_t compute_type = -1;  // a cublasComputeType_t, -1 for none
+  void* emulation = nullptr;  // a cublasLtEmulationDesc_t
+};
+Note get(const void* desc);
+// false when the table is full (refused by the caller). A compute type that is not an emulated
+// one forgets the noted one.
+bool set_compute_type(const void* desc, int32_t compute_type);
+bool set_emulation(const void* desc, void* emulation);  // null forgets it
+void forget(const void* desc);
+constexpr int kCapacity = 4096;
+}  // namespace desc_notes
+// CUBLAS_COMPUTE_32F_EMULATED_16BFX9 or (CUDA 13) CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT.
+bool is_emulated_compute(int32_t compute_type);
+
 // The emulation of IMMA orders and planar complex layouts (emulated_layouts.cc): calls with at
 // least one layout noted with either.
 namespace emulated_layouts {

@@ -24,6 +24,7 @@
 #include <functional>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abi/library.h"  // enum_known, used by the generated pairs
@@ -363,6 +364,11 @@ void check_values(const Family& f, const EnumAttr& a) {
             break;
           }
         }
+        // An emulated compute type reads back as set (the shim notes it: emulation.cc).
+        if (std::strcmp(a.name, "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE") == 0 &&
+            (v == CUBLAS_COMPUTE_32F_EMULATED_16BFX9 ||
+             v == CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT))
+          first = v;
         std::memset(out, 0xff, sizeof(out));
         EXPECT_EQ(f.shim_get(obj, a.cuda_attr, out, a.size, &written), CUBLAS_STATUS_SUCCESS);
         EXPECT_EQ(take(out, a.size), first);
@@ -396,10 +402,12 @@ const std::vector<Mapping> kOps = {BLAS(OP_N), BLAS(OP_T), BLAS(OP_C),
 const std::vector<Mapping> kFill = {BLAS(FILL_MODE_LOWER), BLAS(FILL_MODE_UPPER),
                                     BLAS(FILL_MODE_FULL)};
 const std::vector<Mapping> kCompute = {
-    BLAS(COMPUTE_16F),           BLAS(COMPUTE_16F_PEDANTIC), BLAS(COMPUTE_32F),
-    BLAS(COMPUTE_32F_PEDANTIC),  BLAS(COMPUTE_32F_FAST_16F), BLAS(COMPUTE_32F_FAST_16BF),
-    BLAS(COMPUTE_32F_FAST_TF32), BLAS(COMPUTE_64F),          BLAS(COMPUTE_64F_PEDANTIC),
-    BLAS(COMPUTE_32I),           BLAS(COMPUTE_32I_PEDANTIC)};
+    BLAS(COMPUTE_16F), BLAS(COMPUTE_16F_PEDANTIC), BLAS(COMPUTE_32F), BLAS(COMPUTE_32F_PEDANTIC),
+    BLAS(COMPUTE_32F_FAST_16F), BLAS(COMPUTE_32F_FAST_16BF), BLAS(COMPUTE_32F_FAST_TF32),
+    BLAS(COMPUTE_64F), BLAS(COMPUTE_64F_PEDANTIC), BLAS(COMPUTE_32I), BLAS(COMPUTE_32I_PEDANTIC),
+    // CUDA 13's emulated types compute natively (symbols/enum_map.txt).
+    CUDA_MUSA(CUBLAS_COMPUTE_32F_EMULATED_16BFX9, MUBLAS_COMPUTE_32F),
+    CUDA_MUSA(CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, MUBLAS_COMPUTE_64F)};
 const std::vector<Mapping> kTypes = {TYPE(R_16F), TYPE(C_16F), TYPE(R_16BF),    TYPE(C_16BF),
                                      TYPE(R_32F), TYPE(C_32F), TYPE(R_64F),     TYPE(C_64F),
                                      TYPE(R_8I),  TYPE(C_8I),  TYPE(R_8U),      TYPE(C_8U),
@@ -805,7 +813,8 @@ TEST_F(Lt, AttributesMublasLtLacksAreRefusedByName) {
        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER"},
       {CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER"},
       {CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE"},
-      {CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR"},
+      // (CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR is the shim's:
+      // Lt.EmulatedComputeAndDescriptors.)
   };
   for (const auto& [attr, name] : lacking) {
     SCOPED_TRACE(name);
@@ -942,6 +951,129 @@ TEST_F(Lt, HeuristicRefusals) {
             CUBLAS_STATUS_INVALID_VALUE);
 }
 
+// CUDA 13's emulated compute types reach muBLASLt as its native ones and read back as set; the
+// emulation descriptors are the shim's own (shim/cublasLt/emulation.cc), read back as set, and a
+// matmul descriptor keeps the one it was given.
+TEST_F(Lt, EmulatedComputeAndDescriptors) {
+  for (auto ct : {CUBLAS_COMPUTE_32F_EMULATED_16BFX9, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT}) {
+    SCOPED_TRACE(ct);
+    const cudaDataType_t scale = ct == CUBLAS_COMPUTE_32F_EMULATED_16BFX9 ? CUDA_R_32F : CUDA_R_64F;
+    cublasLtMatmulDesc_t desc = nullptr;
+    ASSERT_EQ(cublasLtMatmulDescCreate(&desc, ct, scale), CUBLAS_STATUS_SUCCESS);
+    int32_t back = -1, musa = -1;
+    size_t w = 0;
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &back,
+                                             sizeof(back), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(back, ct);
+    EXPECT_EQ(w, sizeof(back));
+    ASSERT_EQ(sim().desc_get(reinterpret_cast<mublasLtMatmulDesc_t>(desc),
+                             MUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &musa, sizeof(musa), &w),
+              MUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(musa,
+              ct == CUBLAS_COMPUTE_32F_EMULATED_16BFX9 ? MUBLAS_COMPUTE_32F : MUBLAS_COMPUTE_64F);
+    // Set as an attribute: the native type forgets the note, the emulated one notes it again.
+    const int32_t native = CUBLAS_COMPUTE_32F;
+    ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &native,
+                                             sizeof(native)),
+              CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &back,
+                                             sizeof(back), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(back, CUBLAS_COMPUTE_32F);
+    const int32_t emulated = ct;
+    ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &emulated,
+                                             sizeof(emulated)),
+              CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &back,
+                                             sizeof(back), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(back, ct);
+    // The emulation descriptor: defaults, settings read back, refusals.
+    cublasLtEmulationDesc_t e = nullptr;
+    ASSERT_EQ(cublasLtEmulationDescCreate(&e), CUBLAS_STATUS_SUCCESS);
+    int32_t v = -1;
+    ASSERT_EQ(cublasLtEmulationDescGetAttribute(e, CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT,
+                                                &v, sizeof(v), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(v, 0xFFFF);
+    const int32_t eager = CUBLAS_EMULATION_STRATEGY_EAGER,
+                  fixed = CUDA_EMULATION_MANTISSA_CONTROL_FIXED, bits = 40, offset = -3, bad = 77;
+    int32_t* count_ptr = reinterpret_cast<int32_t*>(0x1000);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(e, CUBLASLT_EMULATION_DESC_STRATEGY, &eager, 4),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(
+                  e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL, &fixed, 4),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(
+                  e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT, &bits, 4),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(
+                  e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET, &offset, 4),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(
+                  e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER, &count_ptr,
+                  sizeof(count_ptr)),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(e, CUBLASLT_EMULATION_DESC_STRATEGY, &bad, 4),
+              CUBLAS_STATUS_INVALID_VALUE);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(e, CUBLASLT_EMULATION_DESC_STRATEGY, &eager, 8),
+              CUBLAS_STATUS_INVALID_VALUE);
+    for (auto [attr, want] : {std::pair{CUBLASLT_EMULATION_DESC_STRATEGY, eager},
+                              {CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL, fixed},
+                              {CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT, bits},
+                              {CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET, offset}}) {
+      ASSERT_EQ(cublasLtEmulationDescGetAttribute(e, attr, &v, sizeof(v), &w),
+                CUBLAS_STATUS_SUCCESS);
+      EXPECT_EQ(v, want) << attr;
+    }
+    int32_t* ptr_back = nullptr;
+    ASSERT_EQ(cublasLtEmulationDescGetAttribute(
+                  e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER, nullptr, 0, &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(w, sizeof(ptr_back));
+    ASSERT_EQ(cublasLtEmulationDescGetAttribute(
+                  e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER, &ptr_back,
+                  sizeof(ptr_back), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(ptr_back, count_ptr);
+    // The matmul descriptor keeps it (NULL before).
+    cublasLtEmulationDesc_t got = reinterpret_cast<cublasLtEmulationDesc_t>(0x1);
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, &got,
+                                             sizeof(got), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(got, nullptr);
+    ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, &e,
+                                             sizeof(e)),
+              CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, &got,
+                                             sizeof(got), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(got, e);
+    // A stack descriptor, initialised in place.
+    cublasLtEmulationDescOpaque_t stack;
+    ASSERT_EQ(cublasLtEmulationDescInit(&stack), CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtEmulationDescGetAttribute(&stack, CUBLASLT_EMULATION_DESC_STRATEGY, &v,
+                                                sizeof(v), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(v, CUBLAS_EMULATION_STRATEGY_DEFAULT);
+    EXPECT_EQ(cublasLtEmulationDescDestroy(e), CUBLAS_STATUS_SUCCESS);
+    // Destroying the matmul descriptor forgets its notes: a new one at any address starts plain.
+    ASSERT_EQ(cublasLtMatmulDescDestroy(desc), CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+              CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &back,
+                                             sizeof(back), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(back, CUBLAS_COMPUTE_32F);
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, &got,
+                                             sizeof(got), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(got, nullptr);
+    ASSERT_EQ(cublasLtMatmulDescDestroy(desc), CUBLAS_STATUS_SUCCESS);
+  }
+}
+
 TEST_F(Lt, AlgorithmApi) {
   int ids[4] = {-1, -1, -1, -1};
   int n = -1;
@@ -953,10 +1085,12 @@ TEST_F(Lt, AlgorithmApi) {
   ASSERT_EQ(cublasLtMatmulAlgoInit(handle_, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F,
                                    CUDA_R_16F, CUDA_R_16F, ids[0], &algo),
             CUBLAS_STATUS_SUCCESS);
-  // A compute type muBLASLt lacks never reaches it.
+  // CUDA 13's emulated FP32 compute reaches muBLASLt as its native 32F: the same algorithms.
+  n = -1;
   EXPECT_EQ(cublasLtMatmulAlgoGetIds(handle_, CUBLAS_COMPUTE_32F_EMULATED_16BFX9, CUDA_R_32F,
                                      CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, 4, ids, &n),
-            CUBLAS_STATUS_INVALID_VALUE);
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(n, 1);
 
   size_t w = 0;
   uint32_t u32 = 0;
