@@ -835,11 +835,17 @@ cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t* alg
                                                  size_t sizeInBytes, size_t* sizeWritten) {
   const auto fn = lt().mublasLtMatmulAlgoCapGetAttribute;
   if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
+  // The configuration layer's own capabilities (algos.cc), then muBLASLt's for the algorithm the
+  // record was made from.
+  cublasStatus_t answered = CUBLAS_STATUS_SUCCESS;
+  if (algos::cap_answer(algo, attr, buf, sizeInBytes, sizeWritten, answered)) return answered;
+  mublasLtMatmulAlgo_t base{};
+  const mublasLtMatmulAlgo_t* musa_algo = convert<const mublasLtMatmulAlgo_t*>(algo);
+  if (algo != nullptr && algos::musa_of(*algo, base, /*configured=*/false)) musa_algo = &base;
   const cublasStatus_t s = get_attribute(
       Fn::k_cublasLtMatmulAlgoCapGetAttribute, family<cublasLtMatmulAlgoCapAttributes_t>(kCapAttrs),
-      attr, buf, sizeInBytes, sizeWritten, [&](auto a, void* b, size_t n, size_t* w) {
-        return fn(convert<const mublasLtMatmulAlgo_t*>(algo), a, b, n, w);
-      });
+      attr, buf, sizeInBytes, sizeWritten,
+      [&](auto a, void* b, size_t n, size_t* w) { return fn(musa_algo, a, b, n, w); });
   // Every algorithm takes pointer-array batches through the shim's emulation (matmul.cc).
   if (s == CUBLAS_STATUS_SUCCESS && attr == CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT &&
       buf != nullptr && sizeInBytes == sizeof(int32_t)) {
@@ -849,29 +855,19 @@ cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t* alg
   return s;
 }
 
+// Configurations are the shim's records (algos.cc): recorded, read back, applied to muBLASLt's
+// algorithm as far as it takes them.
 cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t* algo,
                                                     cublasLtMatmulAlgoConfigAttributes_t attr,
                                                     const void* buf, size_t sizeInBytes) {
-  const auto fn = lt().mublasLtMatmulAlgoConfigSetAttribute;
-  if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatmulAlgoConfigSetAttribute);
-  return set_attribute(Fn::k_cublasLtMatmulAlgoConfigSetAttribute,
-                       family<cublasLtMatmulAlgoConfigAttributes_t>(kConfigAttrs), attr, buf,
-                       sizeInBytes, [&](auto a, const void* b, size_t n) {
-                         return fn(convert<mublasLtMatmulAlgo_t*>(algo), a, b, n);
-                       });
+  return algos::config_set(algo, attr, buf, sizeInBytes);
 }
 
 cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t* algo,
                                                     cublasLtMatmulAlgoConfigAttributes_t attr,
                                                     void* buf, size_t sizeInBytes,
                                                     size_t* sizeWritten) {
-  const auto fn = lt().mublasLtMatmulAlgoConfigGetAttribute;
-  if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatmulAlgoConfigGetAttribute);
-  return get_attribute(Fn::k_cublasLtMatmulAlgoConfigGetAttribute,
-                       family<cublasLtMatmulAlgoConfigAttributes_t>(kConfigAttrs), attr, buf,
-                       sizeInBytes, sizeWritten, [&](auto a, void* b, size_t n, size_t* w) {
-                         return fn(convert<const mublasLtMatmulAlgo_t*>(algo), a, b, n, w);
-                       });
+  return algos::config_get(algo, attr, buf, sizeInBytes, sizeWritten);
 }
 
 }  // namespace impl

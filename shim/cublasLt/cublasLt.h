@@ -105,6 +105,33 @@ void forget(const void* layout);
 constexpr int kCapacity = 4096;
 }  // namespace layout_notes
 
+// cuBLASLt algorithms as the shim's records (algos.cc): the muBLASLt algorithm a
+// cublasLtMatmulAlgo_t was made from (cublasLtMatmulAlgoInit, a heuristic), the one it runs on
+// (with the settings muBLASLt takes) and the configuration as the program set it, read back by
+// ConfigGetAttribute.
+namespace algos {
+// Whether `a` is a record of this ABI's exports (anything else is passed to muBLASLt as it is).
+bool is_record(const cublasLtMatmulAlgo_t& a);
+// The muBLASLt algorithm of a record: the configured one, or the one it was made from.
+bool musa_of(const cublasLtMatmulAlgo_t& a, mublasLtMatmulAlgo_t& out, bool configured = true);
+// Whether the configured algorithm differs from the one the record was made from.
+bool configured_differs(const cublasLtMatmulAlgo_t& a);
+// A record of muBLASLt's algorithm `m` into `out`, its configuration read from muBLASLt's (values
+// cuBLASLt names; defaults otherwise); CONFIG_ID reads algo_id, or muBLASLt's own id when
+// id_from_musa.
+cublasStatus_t wrap(Fn id, const mublasLtMatmulAlgo_t& m, int32_t algo_id, bool id_from_musa,
+                    cublasLtMatmulAlgo_t& out);
+cublasStatus_t config_set(cublasLtMatmulAlgo_t* algo, cublasLtMatmulAlgoConfigAttributes_t attr,
+                          const void* buf, size_t sizeInBytes);
+cublasStatus_t config_get(const cublasLtMatmulAlgo_t* algo,
+                          cublasLtMatmulAlgoConfigAttributes_t attr, void* buf, size_t sizeInBytes,
+                          size_t* sizeWritten);
+// The capabilities the configuration layer answers itself (split-K, reduction schemes, swizzling,
+// tile and stage ids): true with *status set; false for the others (muBLASLt's answer stands).
+bool cap_answer(const cublasLtMatmulAlgo_t* algo, cublasLtMatmulAlgoCapAttributes_t attr, void* buf,
+                size_t sizeInBytes, size_t* sizeWritten, cublasStatus_t& status);
+}  // namespace algos
+
 // What the shim notes on a matmul descriptor that muBLASLt's cannot hold (emulation.cc): the
 // caller's compute type when it is a CUDA 13 emulated one (muBLASLt's says 32F / 64F) and the
 // CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR pointer. Creating, initialising or destroying a

@@ -658,35 +658,6 @@ TEST_F(Lt, EveryLayoutPreferenceTransformEnumValue) {
           values_of<cublasOperation_t>(), kOps});
 }
 
-TEST_F(Lt, EveryAlgoConfigEnumValue) {
-  const Family f = config_family(handle_);
-  check_values(f, {ATTR(CUBLASLT_ALGO_CONFIG_TILE_ID, MUBLASLT_ALGO_CONFIG_TILE_ID),
-                   4,
-                   values_of<cublasLtMatmulTile_t>(),
-                   {LT(MATMUL_TILE_UNDEFINED)}});
-  check_values(f, {ATTR(CUBLASLT_ALGO_CONFIG_STAGES_ID, MUBLASLT_ALGO_CONFIG_STAGES_ID),
-                   4,
-                   values_of<cublasLtMatmulStages_t>(),
-                   {LT(MATMUL_STAGES_UNDEFINED)}});
-  check_values(f, {ATTR(CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, MUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID),
-                   2,
-                   values_of<cublasLtMatmulInnerShape_t>(),
-                   {LT(MATMUL_INNER_SHAPE_UNDEFINED)}});
-  check_values(f,
-               {ATTR(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, MUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID),
-                2,
-                values_of<cublasLtClusterShape_t>(),
-                {LT(CLUSTER_SHAPE_AUTO)}});
-  // Every scheme has a namesake; the simulator's one algorithm accepts only NONE.
-  check_values(
-      f,
-      {ATTR(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, MUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME),
-       4,
-       values_of<cublasLtReductionScheme_t>(),
-       {LT(REDUCTION_SCHEME_NONE), LT(REDUCTION_SCHEME_INPLACE), LT(REDUCTION_SCHEME_COMPUTE_TYPE),
-        LT(REDUCTION_SCHEME_OUTPUT_TYPE), LT(REDUCTION_SCHEME_MASK)}});
-}
-
 TEST_F(Lt, ReductionSchemeMaskBitByBit) {
   const Family f = pref_family();
   void* pref = f.create();
@@ -951,6 +922,91 @@ TEST_F(Lt, HeuristicRefusals) {
             CUBLAS_STATUS_INVALID_VALUE);
 }
 
+// The configuration layer (shim/cublasLt/algos.cc): every value cuBLASLt defines for each
+// configuration attribute is taken and read back as set, whatever muBLASLt's algorithm takes (the
+// simulator's takes only its defaults), and the algorithm still checks for a problem; a value
+// cuBLASLt does not define (an _END marker, a number past the enum) is refused.
+TEST_F(Lt, EveryAlgoConfigValueIsRecorded) {
+  const Family f = config_family(handle_);
+  Problem p(4, 3, 2);
+  struct Attr {
+    int cuda;
+    size_t size;
+    std::vector<int> values;
+    std::vector<int> refused;
+  };
+  const Attr attrs[] = {
+      {CUBLASLT_ALGO_CONFIG_TILE_ID,
+       4,
+       values_of<cublasLtMatmulTile_t>(),
+       {CUBLASLT_MATMUL_TILE_END, 100000}},
+      {CUBLASLT_ALGO_CONFIG_STAGES_ID,
+       4,
+       values_of<cublasLtMatmulStages_t>(),
+       {CUBLASLT_MATMUL_STAGES_END, 100000}},
+      {CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID,
+       2,
+       values_of<cublasLtMatmulInnerShape_t>(),
+       {CUBLASLT_MATMUL_INNER_SHAPE_END, 60000}},
+      {CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID,
+       2,
+       values_of<cublasLtClusterShape_t>(),
+       {CUBLASLT_CLUSTER_SHAPE_END, 60000}},
+      {CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME,
+       4,
+       {CUBLASLT_REDUCTION_SCHEME_NONE, CUBLASLT_REDUCTION_SCHEME_INPLACE,
+        CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE, CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE},
+       {CUBLASLT_REDUCTION_SCHEME_MASK, 8}},
+      {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, 4, {0, 1, 2, 4, 16, 1000}, {-1}},
+      {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, 4, {0, 1, 2}, {}},
+      {CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, 4, {0, 1, 7}, {}},
+  };
+  for (const Attr& a : attrs) {
+    SCOPED_TRACE(a.cuda);
+    void* algo = f.create();
+    ASSERT_NE(algo, nullptr);
+    int taken = 0;
+    for (int v : a.values) {
+      bool refused = false;
+      for (int r : a.refused) refused = refused || r == v;
+      if (refused) continue;
+      SCOPED_TRACE(v);
+      unsigned char buf[4] = {}, out[4] = {};
+      put(buf, a.size, v);
+      ASSERT_EQ(f.shim_set(algo, a.cuda, buf, a.size), CUBLAS_STATUS_SUCCESS);
+      size_t w = 0;
+      ASSERT_EQ(f.shim_get(algo, a.cuda, out, a.size, &w), CUBLAS_STATUS_SUCCESS);
+      EXPECT_EQ(take(out, a.size), v);
+      EXPECT_EQ(w, a.size);
+      // It runs on the simulator's one algorithm: AlgoCheck takes it.
+      cublasLtMatmulHeuristicResult_t r = {};
+      EXPECT_EQ(cublasLtMatmulAlgoCheck(handle_, p.desc, p.a, p.b, p.c, p.c,
+                                        static_cast<cublasLtMatmulAlgo_t*>(algo), &r),
+                CUBLAS_STATUS_SUCCESS);
+      EXPECT_EQ(r.state, CUBLAS_STATUS_SUCCESS);
+      ++taken;
+    }
+    EXPECT_GT(taken, 1);
+    for (int v : a.refused) {
+      SCOPED_TRACE(v);
+      unsigned char buf[4] = {};
+      put(buf, a.size, v);
+      EXPECT_EQ(f.shim_set(algo, a.cuda, buf, a.size), CUBLAS_STATUS_INVALID_VALUE);
+    }
+    // The wrong size is refused; so is setting the id (cublasLtMatmulAlgoInit's).
+    unsigned char buf[8] = {};
+    EXPECT_EQ(f.shim_set(algo, a.cuda, buf, a.size + 1), CUBLAS_STATUS_INVALID_VALUE);
+    EXPECT_EQ(f.shim_set(algo, CUBLASLT_ALGO_CONFIG_ID, buf, 4), CUBLAS_STATUS_INVALID_VALUE);
+    f.destroy(algo);
+  }
+  // An algorithm nobody initialised is no configuration's.
+  cublasLtMatmulAlgo_t zero = {};
+  const int32_t one = 1;
+  EXPECT_EQ(cublasLtMatmulAlgoConfigSetAttribute(&zero, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &one,
+                                                 sizeof(one)),
+            CUBLAS_STATUS_INVALID_VALUE);
+}
+
 // CUDA 13's emulated compute types reach muBLASLt as its native ones and read back as set; the
 // emulation descriptors are the shim's own (shim/cublasLt/emulation.cc), read back as set, and a
 // matmul descriptor keeps the one it was given.
@@ -1110,11 +1166,25 @@ TEST_F(Lt, AlgorithmApi) {
                                        CUBLASLT_POINTER_MODE_MASK_DEVICE_VECTOR |
                                        CUBLASLT_POINTER_MODE_MASK_ALPHA_DEVICE_VECTOR_BETA_ZERO |
                                        CUBLASLT_POINTER_MODE_MASK_ALPHA_DEVICE_VECTOR_BETA_HOST));
+  // The configuration layer's own capabilities (shim/cublasLt/algos.cc): split-K with every
+  // reduction scheme, CTA swizzling.
   u32 = 99;
   ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, &u32,
                                               sizeof(u32), &w),
             CUBLAS_STATUS_SUCCESS);
-  EXPECT_EQ(u32, 0u);
+  EXPECT_EQ(u32, static_cast<uint32_t>(CUBLASLT_REDUCTION_SCHEME_INPLACE |
+                                       CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE |
+                                       CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE));
+  int32_t splitk_support = 0;
+  ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT,
+                                              &splitk_support, sizeof(splitk_support), &w),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(splitk_support, 1);
+  u32 = 0;
+  ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, &u32,
+                                              sizeof(u32), &w),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(u32, 1u);
   ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, &u32,
                                               sizeof(u32), &w),
             CUBLAS_STATUS_SUCCESS);
@@ -1130,21 +1200,33 @@ TEST_F(Lt, AlgorithmApi) {
             CUBLAS_STATUS_SUCCESS);
   EXPECT_TRUE(flags & CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA);
   EXPECT_TRUE(flags & CUBLASLT_NUMERICAL_IMPL_FLAGS_INPUT_16F);
-  // Arrays: the count by size query, then the ids (by name).
+  // Arrays: the count by size query, then the ids: the configuration layer's tiles and stages
+  // (muBLASLt's only one is UNDEFINED, left out as cuBLASLt lists real ones).
   for (auto attr : {CUBLASLT_ALGO_CAP_TILE_IDS, CUBLASLT_ALGO_CAP_STAGES_IDS}) {
     SCOPED_TRACE(attr);
     w = 0;
     ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, attr, nullptr, 0, &w),
               CUBLAS_STATUS_SUCCESS);
-    EXPECT_EQ(w, sizeof(uint32_t));
-    uint32_t arr[4] = {7, 7, 7, 7};
+    const size_t count = w / sizeof(uint32_t);
+    EXPECT_EQ(count, attr == CUBLASLT_ALGO_CAP_TILE_IDS ? 4u : 2u);
+    uint32_t arr[8] = {7, 7, 7, 7, 7, 7, 7, 7};
     ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, attr, arr, sizeof(arr), &w),
               CUBLAS_STATUS_SUCCESS);
-    EXPECT_EQ(w, sizeof(uint32_t));
-    EXPECT_EQ(arr[0], 0u);  // CUBLASLT_MATMUL_TILE_UNDEFINED / CUBLASLT_MATMUL_STAGES_UNDEFINED
-    EXPECT_EQ(arr[1], 7u);
+    EXPECT_EQ(w, count * sizeof(uint32_t));
+    EXPECT_EQ(arr[0], attr == CUBLASLT_ALGO_CAP_TILE_IDS ? uint32_t{CUBLASLT_MATMUL_TILE_64x64}
+                                                         : uint32_t{CUBLASLT_MATMUL_STAGES_32x3});
+    EXPECT_EQ(arr[count], 7u);
+    // Each advertised id is accepted by the configuration.
+    const auto cfg = attr == CUBLASLT_ALGO_CAP_TILE_IDS ? CUBLASLT_ALGO_CONFIG_TILE_ID
+                                                        : CUBLASLT_ALGO_CONFIG_STAGES_ID;
+    for (size_t i = 0; i < count; ++i)
+      EXPECT_EQ(cublasLtMatmulAlgoConfigSetAttribute(&algo, cfg, &arr[i], sizeof(arr[i])),
+                CUBLAS_STATUS_SUCCESS);
+    // A buffer shorter than one id: refused; one id: the first.
     EXPECT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, attr, arr, 2, &w),
               CUBLAS_STATUS_INVALID_VALUE);
+    ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, attr, arr, 4, &w), CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(w, 4u);
   }
   // Configuration: read back by name, the uint16_t ids at their own size.
   int32_t id = -1;
@@ -1399,12 +1481,13 @@ TEST_F(Lt, RefusalsAlgoInitUnknownIdTakesTheDefault) {
               CUBLAS_STATUS_SUCCESS);
   });
   EXPECT_EQ(log.find("has no algorithm"), std::string::npos) << log;
+  // The algorithm reports the id the program initialised (it runs muBLASLt's default).
   int32_t id = -1;
   size_t w = 0;
   ASSERT_EQ(
       cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), &w),
       CUBLAS_STATUS_SUCCESS);
-  EXPECT_EQ(id, 0);
+  EXPECT_EQ(id, 4242);
 
   // D = 2 A B + 0.5 C with that algorithm.
   const int m = 4, n = 3, k = 2;
@@ -1574,8 +1657,22 @@ TEST_F(LtFake, HeuristicStatesAreTranslated) {
     EXPECT_EQ(r[i].state, want[i]);
     EXPECT_EQ(r[i].workspaceSize, 1000u * i);
     EXPECT_FLOAT_EQ(r[i].wavesCount, 0.5f * i);
-    EXPECT_EQ(r[i].algo.data[1], 100u + i);
     EXPECT_EQ(r[i].reserved[3], 40 + i);
+  }
+  // Each result's algorithm is the shim's record of the fake's (shim/cublasLt/algos.cc): handed
+  // back to muBLASLt (LIMITED_BY_ALGO_ID reads results[0].algo), it is the fake's again.
+  for (int i = 0; i < 6; ++i) {
+    SCOPED_TRACE(i);
+    cublasLtMatmulHeuristicResult_t again[1];
+    std::memset(again, 0, sizeof(again));
+    again[0].algo = r[i].algo;
+    ASSERT_EQ(cublasLtMatmulAlgoGetHeuristic(handle_, desc_, layout_, layout_, layout_, layout_,
+                                             pref_, 1, again, &returned),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(seen_algo(), 200u + i);
+    if (i > 0) {
+      EXPECT_NE(std::memcmp(&r[i].algo, &r[i - 1].algo, sizeof(r[i].algo)), 0);
+    }
   }
   EXPECT_EQ(r[6].state, CUBLAS_STATUS_SUCCESS);  // untouched (zero)
   EXPECT_EQ(r[6].workspaceSize, 0u);
