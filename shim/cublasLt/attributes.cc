@@ -612,6 +612,47 @@ cublasStatus_t answer_recorded(Fn id, const char* name, T value, void* buf, size
   return CUBLAS_STATUS_SUCCESS;
 }
 
+// D's output scales (CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE / _POINTER), which muBLASLt lacks:
+// noted on the descriptor, computed by the shim (block_scaled.cc). Modes: SCALAR_32F (the
+// default: no output scales) and VEC32_UE8M0 (MXFP8); cuBLASLt's other modes are refused as
+// unsupported, named.
+cublasStatus_t set_d_out(Fn id, cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attr,
+                         const void* buf, size_t sizeInBytes) {
+  bool noted = false;
+  if (attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER) {
+    void* p = nullptr;
+    if (buf == nullptr || sizeInBytes != sizeof(p))
+      return refuse(id,
+                    "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER needs a buffer of exactly %zu bytes",
+                    sizeof(p));
+    std::memcpy(&p, buf, sizeof(p));
+    noted = desc_notes::set_d_out_scale(desc, p);
+  } else {
+    int32_t mode = 0;
+    if (buf == nullptr || sizeInBytes != sizeof(mode))
+      return refuse(id, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE needs a buffer of exactly %zu bytes",
+                    sizeof(mode));
+    std::memcpy(&mode, buf, sizeof(mode));
+    if (mode == CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F) {
+      noted = desc_notes::set_d_out_mode(desc, -1);
+    } else if (mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0) {
+      noted = desc_notes::set_d_out_mode(desc, mode);
+    } else {
+      const MissingValue missing = missing_value(Value::kScaleMode, mode);
+      if (missing.name == nullptr)
+        return refuse(id, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE: %d is not a scale mode", mode);
+      for (const AttrInfo& info : kDescAttrs)
+        if (info.value == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE)
+          return refuse_missing_value(id, info, missing);
+    }
+  }
+  if (!noted) {
+    note_unsupported(id, "more matmul descriptors with noted settings at once than the shim notes");
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 }  // namespace
 
 namespace impl {
@@ -622,6 +663,9 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc,
   constexpr Fn id = Fn::k_cublasLtMatmulDescSetAttribute;
   const auto fn = lt().mublasLtMatmulDescSetAttribute;
   if (fn == nullptr) return CublasLtLib::missing(id);
+  if (attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE ||
+      attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER)
+    return set_d_out(id, matmulDesc, attr, buf, sizeInBytes);
 #if CUBLAS_VER_MAJOR >= 13
   // The emulation descriptor, which muBLASLt lacks: noted (emulation.cc), changes no result.
   if (attr == CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR) {
@@ -667,6 +711,14 @@ cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc,
   const desc_notes::Note note = desc_notes::get(matmulDesc);
   if (attr == CUBLASLT_MATMUL_DESC_COMPUTE_TYPE && note.compute_type >= 0)
     return answer_recorded(id, "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE", note.compute_type, buf,
+                           sizeInBytes, sizeWritten);
+  if (attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE)
+    return answer_recorded(
+        id, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE",
+        note.d_out_mode < 0 ? int32_t{CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F} : note.d_out_mode,
+        buf, sizeInBytes, sizeWritten);
+  if (attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER)
+    return answer_recorded(id, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER", note.d_out_scale, buf,
                            sizeInBytes, sizeWritten);
 #if CUBLAS_VER_MAJOR >= 13
   if (attr == CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR)

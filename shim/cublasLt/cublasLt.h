@@ -133,19 +133,27 @@ bool cap_answer(const cublasLtMatmulAlgo_t* algo, cublasLtMatmulAlgoCapAttribute
 }  // namespace algos
 
 // What the shim notes on a matmul descriptor that muBLASLt's cannot hold (emulation.cc): the
-// caller's compute type when it is a CUDA 13 emulated one (muBLASLt's says 32F / 64F) and the
-// CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR pointer. Creating, initialising or destroying a
-// descriptor forgets its address.
+// caller's compute type when it is a CUDA 13 emulated one (muBLASLt's says 32F / 64F), the
+// CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR pointer, and D's output scales
+// (CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE / _POINTER, computed by the shim: block_scaled.cc).
+// Creating, initialising or destroying a descriptor forgets its address.
 namespace desc_notes {
 struct Note {
-  int32_t compute_type = -1;  // a cublasComputeType_t, -1 for none
-  void* emulation = nullptr;  // a cublasLtEmulationDesc_t
+  int32_t compute_type = -1;    // a cublasComputeType_t, -1 for none
+  void* emulation = nullptr;    // a cublasLtEmulationDesc_t
+  int32_t d_out_mode = -1;      // a cublasLtMatmulMatrixScale_t D_OUT_SCALE_MODE, -1 for none
+  void* d_out_scale = nullptr;  // D_OUT_SCALE_POINTER
+  bool empty() const {
+    return compute_type < 0 && emulation == nullptr && d_out_mode < 0 && d_out_scale == nullptr;
+  }
 };
 Note get(const void* desc);
 // false when the table is full (refused by the caller). A compute type that is not an emulated
 // one forgets the noted one.
 bool set_compute_type(const void* desc, int32_t compute_type);
 bool set_emulation(const void* desc, void* emulation);  // null forgets it
+bool set_d_out_mode(const void* desc, int32_t mode);    // -1 forgets it
+bool set_d_out_scale(const void* desc, void* scale);    // null forgets it
 void forget(const void* desc);
 constexpr int kCapacity = 4096;
 }  // namespace desc_notes
@@ -166,6 +174,17 @@ cublasStatus_t transform(mublasLtHandle_t handle, cublasLtMatrixTransformDesc_t 
                          const void* beta, const void* B, cublasLtMatrixLayout_t Bdesc, void* C,
                          cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
 }  // namespace emulated_layouts
+
+// Block-scaled outputs muBLASLt lacks (block_scaled.cc): cublasLtMatmul with a D_OUT_SCALE_MODE
+// noted on its descriptor.
+namespace block_scaled {
+cublasStatus_t matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                      const desc_notes::Note& note, const void* alpha, const void* A,
+                      cublasLtMatrixLayout_t Adesc, const void* B, cublasLtMatrixLayout_t Bdesc,
+                      const void* beta, const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
+                      cublasLtMatrixLayout_t Ddesc, void* workspace, size_t workspaceSizeInBytes,
+                      cudaStream_t stream);
+}  // namespace block_scaled
 
 }  // namespace TORCHADA_ABI_NS
 }  // namespace torchada

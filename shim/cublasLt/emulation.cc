@@ -53,7 +53,7 @@ bool update(const void* desc, Change change) {
   int i = find_locked(desc);
   Note n = i >= 0 ? g_notes[i] : Note{};
   change(n);
-  const bool empty = n.compute_type < 0 && n.emulation == nullptr;
+  const bool empty = n.empty();
   if (i < 0) {
     if (empty) return true;
     if (g_used == kCapacity) return false;
@@ -87,6 +87,14 @@ bool set_compute_type(const void* desc, int32_t compute_type) {
 
 bool set_emulation(const void* desc, void* emulation) {
   return update(desc, [emulation](Note& n) { n.emulation = emulation; });
+}
+
+bool set_d_out_mode(const void* desc, int32_t mode) {
+  return update(desc, [mode](Note& n) { n.d_out_mode = mode; });
+}
+
+bool set_d_out_scale(const void* desc, void* scale) {
+  return update(desc, [scale](Note& n) { n.d_out_scale = scale; });
 }
 
 void forget(const void* desc) {

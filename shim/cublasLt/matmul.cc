@@ -287,6 +287,11 @@ cublasStatus_t cublasLtMatmul(mublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
       algo = &run;
     }
   }
+  // D's output scales, which muBLASLt lacks (block_scaled.cc).
+  if (const desc_notes::Note dn = desc_notes::get(computeDesc);
+      TORCHADA_UNLIKELY(dn.d_out_mode >= 0))
+    return block_scaled::matmul(lightHandle, computeDesc, dn, alpha, A, Adesc, B, Bdesc, beta, C,
+                                Cdesc, D, Ddesc, workspace, workspaceSizeInBytes, stream);
   if (TORCHADA_UNLIKELY(layout_notes::any())) {
     const layout_notes::Note n[4] = {layout_notes::get(Adesc), layout_notes::get(Bdesc),
                                      layout_notes::get(Cdesc), layout_notes::get(Ddesc)};
