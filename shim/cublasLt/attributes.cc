@@ -397,8 +397,9 @@ cublasStatus_t refuse(Fn id, const char* fmt, ...) {
 
 // Valid cuBLASLt values muBLASLt has no counterpart for, refused as unsupported rather than
 // invalid: scale modes (the simulator's muBLASLt lacks the block-scaled ones but MXFP8: NVFP4's
-// and the 128-element blocks). cuBLASLt's IMMA orders have none either: they are emulated
-// (emulated_layouts.cc), recorded by cublasLtMatrixLayoutSetAttribute.
+// and the 128-element blocks; the shim computes the last for A and B, and MXFP8 output scales,
+// noted before these are consulted: block_scaled.cc). cuBLASLt's IMMA orders have none either: they
+// are emulated (emulated_layouts.cc), recorded by cublasLtMatrixLayoutSetAttribute.
 struct MissingValue {
   const char* name = nullptr;  // null: not a valid cuBLASLt value of this kind
   const char* why = nullptr;
@@ -666,6 +667,23 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc,
   if (attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE ||
       attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER)
     return set_d_out(id, matmulDesc, attr, buf, sizeInBytes);
+  // A's or B's 128-element / 128 x 128 block scaling, which muBLASLt lacks: noted (block_scaled.cc
+  // computes it), muBLASLt's descriptor set to SCALAR_32F; any other mode forgets the note.
+  if ((attr == CUBLASLT_MATMUL_DESC_A_SCALE_MODE || attr == CUBLASLT_MATMUL_DESC_B_SCALE_MODE) &&
+      buf != nullptr && sizeInBytes == sizeof(int32_t)) {
+    int32_t mode = 0;
+    std::memcpy(&mode, buf, sizeof(mode));
+    const int which = attr == CUBLASLT_MATMUL_DESC_A_SCALE_MODE ? 0 : 1;
+    const bool blockwise = mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F ||
+                           mode == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    if (!desc_notes::set_ab_mode(matmulDesc, which, blockwise ? mode : -1)) {
+      note_unsupported(id,
+                       "more matmul descriptors with noted settings at once than the shim notes");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    static const int32_t kScalar = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+    if (blockwise) buf = &kScalar;
+  }
 #if CUBLAS_VER_MAJOR >= 13
   // The emulation descriptor, which muBLASLt lacks: noted (emulation.cc), changes no result.
   if (attr == CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR) {
@@ -712,6 +730,15 @@ cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc,
   if (attr == CUBLASLT_MATMUL_DESC_COMPUTE_TYPE && note.compute_type >= 0)
     return answer_recorded(id, "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE", note.compute_type, buf,
                            sizeInBytes, sizeWritten);
+  for (int which = 0; which < 2; ++which) {
+    const auto mode_attr =
+        which == 0 ? CUBLASLT_MATMUL_DESC_A_SCALE_MODE : CUBLASLT_MATMUL_DESC_B_SCALE_MODE;
+    if (attr == mode_attr && note.ab_mode[which] >= 0)
+      return answer_recorded(
+          id,
+          which == 0 ? "CUBLASLT_MATMUL_DESC_A_SCALE_MODE" : "CUBLASLT_MATMUL_DESC_B_SCALE_MODE",
+          note.ab_mode[which], buf, sizeInBytes, sizeWritten);
+  }
   if (attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE)
     return answer_recorded(
         id, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE",

@@ -22,6 +22,20 @@
 //     inputs' VEC32_UE8M0 factors, mublasLt.h); entries of partial tiles past D are left as they
 //     are. D and the scale tensor are written back on the stream.
 // The call blocks until its work is done (the scratch is freed after the stream has run it).
+//
+// 128-element and 128 x 128 block scaling of A and B (A_SCALE_MODE / B_SCALE_MODE = VEC128_32F,
+// BLK128x128_32F: DeepSeek-style FP8, PyTorch's blockwise _scaled_mm), also muBLASLt's lack, run
+// as one muBLASLt FP8 matmul per 128-element K block with outer-vector scales (muBLASLt's
+// OUTER_VEC_32F). Scale tensors, FP32, are outer-dimension major: the factor of outer index o
+// (row of op(A) / column of op(B) for VEC128_32F; o / 128 for BLK128x128_32F) and K block q lies
+// at q * ld + o, ld the outer count rounded up to a multiple of 4 (16 bytes). They are read back
+// and expanded on the host into one vector per K block (m floats for A, n for B; a SCALAR_32F
+// scale, or none, is repeated), uploaded, and for each K block q (the last may be short):
+//   P_q(i, j) = (alpha * (sa_q[i] * sb_q[j])) * sum_{l in block q} op(A)(i, l) op(B)(l, j)
+//   acc      += P_q   (an FP32 scratch matrix, C of the next matmul with beta 1; acc = P_0 first)
+// and the last block's matmul writes D: D = round(P_last + acc) to D's type (D's scale and
+// AMAX_D as the caller set them apply there, to the whole sum). Unsupported, named: beta != 0,
+// an epilogue, a device pointer mode, a batch, row-major or noted layouts.
 // Refused, named: D not FP8 or a NULL D_OUT_SCALE_POINTER (CUBLAS_STATUS_INVALID_VALUE, as
 // cuBLASLt), and as unsupported: a batch, a row-major D, pointer arrays or IMMA orders.
 // Compiled once per CUDA ABI.
@@ -329,6 +343,226 @@ cublasStatus_t matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
   }
   if (!ok || rt.musaStreamSynchronize(s) != musaSuccess)
     return failed("D or its output scales could not be written");
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+namespace {
+
+// A muBLASLt matmul descriptor made here, destroyed with the object.
+struct OwnedDesc {
+  mublasLtMatmulDesc_t d = nullptr;
+  ~OwnedDesc() {
+    if (d != nullptr) lt().mublasLtMatmulDescDestroy(d);
+  }
+  template <class T>
+  bool set(mublasLtMatmulDescAttributes_t attr, const T& v) {
+    return lt().mublasLtMatmulDescSetAttribute(d, attr, &v, sizeof(v)) == MUBLAS_STATUS_SUCCESS;
+  }
+};
+
+struct Stored {  // a stored operand, muBLASLt's values
+  uint32_t type = 0;
+  int32_t order = 0, batch = 0;
+  uint64_t rows = 0, cols = 0;
+  int64_t ld = 0;
+};
+
+bool read_stored(cublasLtMatrixLayout_t l, Stored& s) {
+  const auto m = convert<mublasLtMatrixLayout_t>(l);
+  return layout_get(m, MUBLASLT_MATRIX_LAYOUT_TYPE, s.type) &&
+         layout_get(m, MUBLASLT_MATRIX_LAYOUT_ORDER, s.order) &&
+         layout_get(m, MUBLASLT_MATRIX_LAYOUT_ROWS, s.rows) &&
+         layout_get(m, MUBLASLT_MATRIX_LAYOUT_COLS, s.cols) &&
+         layout_get(m, MUBLASLT_MATRIX_LAYOUT_LD, s.ld) &&
+         layout_get(m, MUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, s.batch);
+}
+
+}  // namespace
+
+cublasStatus_t blockwise_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                                const desc_notes::Note& note, const void* alpha, const void* A,
+                                cublasLtMatrixLayout_t Adesc, const void* B,
+                                cublasLtMatrixLayout_t Bdesc, const void* beta, const void* C,
+                                cublasLtMatrixLayout_t Cdesc, void* D, cublasLtMatrixLayout_t Ddesc,
+                                void* workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
+  (void)C;
+  (void)Cdesc;
+  const MublasLtTable& t = lt();
+  const MusartTable& rt = musart();
+  if (t.mublasLtMatmul == nullptr || t.mublasLtMatrixLayoutCreate == nullptr ||
+      t.mublasLtMatrixLayoutDestroy == nullptr || t.mublasLtMatrixLayoutGetAttribute == nullptr ||
+      t.mublasLtMatmulDescGetAttribute == nullptr || t.mublasLtMatmulDescSetAttribute == nullptr ||
+      t.mublasLtMatmulDescCreate == nullptr || t.mublasLtMatmulDescDestroy == nullptr ||
+      rt.musaMalloc == nullptr || rt.musaFree == nullptr || rt.musaMemcpyAsync == nullptr ||
+      rt.musaStreamSynchronize == nullptr)
+    return CublasLtLib::missing(kId);
+  if (note.d_out_mode >= 0)
+    return unsupported("D_OUT_SCALE_MODE with VEC128_32F or BLK128x128_32F scaling");
+  for (const void* l : {static_cast<const void*>(Adesc), static_cast<const void*>(Bdesc),
+                        static_cast<const void*>(Cdesc), static_cast<const void*>(Ddesc)}) {
+    const layout_notes::Note n = layout_notes::get(l);
+    if (n.pointer_array || n.reordered())
+      return unsupported(
+          "VEC128_32F / BLK128x128_32F scaling with pointer-array batches, IMMA orders or planar "
+          "complex layouts");
+  }
+  Stored a, b, d;
+  if (!read_stored(Adesc, a) || !read_stored(Bdesc, b) || !read_stored(Ddesc, d))
+    return invalid("a matrix layout is not one muBLASLt can read");
+  int32_t op_a = 0, op_b = 0, epilogue = 0, pointer_mode = 0, musa_mode[2] = {};
+  void* scale_ptr[2] = {};
+  void *d_scale = nullptr, *amax = nullptr;
+  if (!desc_get(desc, MUBLASLT_MATMUL_DESC_TRANSA, op_a) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_TRANSB, op_b) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_EPILOGUE, epilogue) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_POINTER_MODE, pointer_mode) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_A_SCALE_POINTER, scale_ptr[0]) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_B_SCALE_POINTER, scale_ptr[1]) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_A_SCALE_MODE, musa_mode[0]) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_B_SCALE_MODE, musa_mode[1]) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_D_SCALE_POINTER, d_scale) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_AMAX_D_POINTER, amax))
+    return invalid("the matmul descriptor is not one muBLASLt can read");
+  const bool is_fp8_a = a.type == MUSA_R_8F_E4M3 || a.type == MUSA_R_8F_E5M2;
+  const bool is_fp8_b = b.type == MUSA_R_8F_E4M3 || b.type == MUSA_R_8F_E5M2;
+  if (!is_fp8_a || !is_fp8_b)
+    return invalid("VEC128_32F / BLK128x128_32F scaling needs FP8 A and B");
+  if (epilogue != MUBLASLT_EPILOGUE_DEFAULT)
+    return unsupported("an epilogue with VEC128_32F / BLK128x128_32F scaling");
+  if (pointer_mode != MUBLASLT_POINTER_MODE_HOST)
+    return unsupported("a device pointer mode with VEC128_32F / BLK128x128_32F scaling");
+  if (alpha == nullptr || beta == nullptr) return invalid("alpha or beta is NULL");
+  float alpha_v = 0.0f, beta_v = 0.0f;
+  std::memcpy(&alpha_v, alpha, sizeof(alpha_v));
+  std::memcpy(&beta_v, beta, sizeof(beta_v));
+  if (beta_v != 0.0f) return unsupported("beta != 0 with VEC128_32F / BLK128x128_32F scaling");
+  if (a.batch != 1 || b.batch != 1 || d.batch != 1)
+    return unsupported("a batch with VEC128_32F / BLK128x128_32F scaling");
+  if (a.order != MUBLASLT_ORDER_COL || b.order != MUBLASLT_ORDER_COL ||
+      d.order != MUBLASLT_ORDER_COL)
+    return unsupported("row-major layouts with VEC128_32F / BLK128x128_32F scaling");
+  const bool ta = op_a != MUBLAS_OP_N, tb = op_b != MUBLAS_OP_N;
+  const uint64_t m = ta ? a.cols : a.rows, k = ta ? a.rows : a.cols;
+  const uint64_t n = tb ? b.rows : b.cols;
+  if ((tb ? b.cols : b.rows) != k || d.rows != m || d.cols != n)
+    return invalid("the shapes of A, B and D do not agree");
+  if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (k == 0) return unsupported("k = 0 with VEC128_32F / BLK128x128_32F scaling");
+
+  // The scales, expanded per K block.
+  const uint64_t kb = (k + 127) / 128, outer[2] = {m, n};
+  const auto s = convert<musaStream_t>(stream);
+  std::unique_ptr<float[]> host[2], expanded[2];
+  uint64_t host_count[2] = {};
+  for (int w = 0; w < 2; ++w) {
+    const int32_t mode = note.ab_mode[w];
+    if (mode < 0 && musa_mode[w] != MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F)
+      return unsupported(
+          "VEC128_32F / BLK128x128_32F scaling of one operand with a mode other than SCALAR_32F "
+          "on the other");
+    const uint64_t outer_count = mode == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F
+                                     ? (outer[w] + 127) / 128
+                                 : mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F ? outer[w]
+                                                                                   : 1;
+    const uint64_t ld = mode < 0 ? 1 : (outer_count + 3) / 4 * 4;
+    host_count[w] = mode < 0 ? 1 : ld * kb;
+    host[w].reset(new (std::nothrow) float[host_count[w]]);
+    expanded[w].reset(new (std::nothrow) float[kb * outer[w]]);
+    if (!host[w] || !expanded[w]) {
+      note_error(kId);
+      return CUBLAS_STATUS_ALLOC_FAILED;
+    }
+    host[w][0] = 1.0f;
+    if (scale_ptr[w] == nullptr && mode >= 0)
+      return invalid("A_SCALE_POINTER / B_SCALE_POINTER is NULL with a block scale mode");
+    if (scale_ptr[w] != nullptr &&
+        rt.musaMemcpyAsync(host[w].get(), scale_ptr[w], host_count[w] * sizeof(float),
+                           musaMemcpyDeviceToHost, s) != musaSuccess)
+      return failed("a scale tensor could not be read back");
+  }
+  if (rt.musaStreamSynchronize(s) != musaSuccess) return failed("the scale tensors' read back");
+  for (int w = 0; w < 2; ++w) {
+    const int32_t mode = note.ab_mode[w];
+    const uint64_t outer_count =
+        mode == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F ? (outer[w] + 127) / 128 : outer[w];
+    const uint64_t ld = (outer_count + 3) / 4 * 4;
+    for (uint64_t q = 0; q < kb; ++q)
+      for (uint64_t o = 0; o < outer[w]; ++o)
+        expanded[w][q * outer[w] + o] =
+            mode < 0 ? host[w][0]
+                     : host[w][q * ld +
+                               (mode == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F ? o / 128 : o)];
+  }
+
+  static std::atomic<bool> logged{false};
+  if (!logged.exchange(true, std::memory_order_relaxed))
+    TORCHADA_LOG(kInfo,
+                 "cublasLtMatmul: VEC128_32F / BLK128x128_32F scaling emulated as one muBLASLt FP8 "
+                 "matmul per 128-element K block, FP32-accumulated (logged once)");
+
+  // Scratch: the expanded scales and the FP32 accumulator.
+  const size_t scale_floats = kb * (m + n), acc_floats = m * n;
+  Scratch scratch(s);
+  if (!scratch.allocate((scale_floats + acc_floats) * sizeof(float))) {
+    note_error(kId);
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  }
+  float* const dev_sa = static_cast<float*>(scratch.get());
+  float* const dev_sb = dev_sa + kb * m;
+  float* const acc = dev_sb + kb * n;
+  if (rt.musaMemcpyAsync(dev_sa, expanded[0].get(), kb * m * sizeof(float), musaMemcpyHostToDevice,
+                         s) != musaSuccess ||
+      rt.musaMemcpyAsync(dev_sb, expanded[1].get(), kb * n * sizeof(float), musaMemcpyHostToDevice,
+                         s) != musaSuccess)
+    return failed("the expanded scales could not be written");
+
+  OwnedDesc od;
+  if (t.mublasLtMatmulDescCreate(&od.d, MUBLAS_COMPUTE_32F, MUSA_R_32F) != MUBLAS_STATUS_SUCCESS) {
+    od.d = nullptr;
+    return invalid("a matmul descriptor could not be made");
+  }
+  const int32_t outer_vec = MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+  if (!od.set(MUBLASLT_MATMUL_DESC_TRANSA, op_a) || !od.set(MUBLASLT_MATMUL_DESC_TRANSB, op_b) ||
+      !od.set(MUBLASLT_MATMUL_DESC_A_SCALE_MODE, outer_vec) ||
+      !od.set(MUBLASLT_MATMUL_DESC_B_SCALE_MODE, outer_vec))
+    return invalid("the per-block matmul descriptor could not be set");
+  OwnedLayout acc_layout;
+  if (t.mublasLtMatrixLayoutCreate(&acc_layout.l, MUSA_R_32F, m, n, static_cast<int64_t>(m)) !=
+      MUBLAS_STATUS_SUCCESS) {
+    acc_layout.l = nullptr;
+    return invalid("an FP32 layout of D's shape could not be made");
+  }
+  const char* const a_bytes = static_cast<const char*>(A);
+  const char* const b_bytes = static_cast<const char*>(B);
+  for (uint64_t q = 0; q < kb; ++q) {
+    const uint64_t kq = q + 1 < kb ? 128 : k - 128 * q;
+    const bool last = q + 1 == kb;
+    OwnedLayout la, lb;
+    // K runs down A's stored rows when op(A) = A^T, across its columns otherwise (FP8: 1 byte).
+    const char* const a_q = a_bytes + (ta ? 128 * q : 128 * q * static_cast<uint64_t>(a.ld));
+    const char* const b_q = b_bytes + (tb ? 128 * q * static_cast<uint64_t>(b.ld) : 128 * q);
+    if (t.mublasLtMatrixLayoutCreate(&la.l, static_cast<musaDataType>(a.type), ta ? kq : m,
+                                     ta ? m : kq, a.ld) != MUBLAS_STATUS_SUCCESS ||
+        t.mublasLtMatrixLayoutCreate(&lb.l, static_cast<musaDataType>(b.type), tb ? n : kq,
+                                     tb ? kq : n, b.ld) != MUBLAS_STATUS_SUCCESS)
+      return invalid("a K block's layout could not be made");
+    const void* sa_q = dev_sa + q * m;
+    const void* sb_q = dev_sb + q * n;
+    void* const d_none = nullptr;
+    if (!od.set(MUBLASLT_MATMUL_DESC_A_SCALE_POINTER, sa_q) ||
+        !od.set(MUBLASLT_MATMUL_DESC_B_SCALE_POINTER, sb_q) ||
+        !od.set(MUBLASLT_MATMUL_DESC_D_SCALE_POINTER, last ? d_scale : d_none) ||
+        !od.set(MUBLASLT_MATMUL_DESC_AMAX_D_POINTER, last ? amax : d_none))
+      return invalid("the per-block matmul descriptor could not be set");
+    const float block_beta = q == 0 ? 0.0f : 1.0f;
+    const cublasStatus_t st = CublasLtLib::status(
+        t.mublasLtMatmul(handle, od.d, &alpha_v, a_q, la.l, b_q, lb.l, &block_beta, acc,
+                         acc_layout.l, last ? D : static_cast<void*>(acc),
+                         last ? convert<mublasLtMatrixLayout_t>(Ddesc) : acc_layout.l, nullptr,
+                         workspace, workspaceSizeInBytes, s));
+    if (st != CUBLAS_STATUS_SUCCESS) return CublasLtLib::fail(kId, st);
+  }
+  if (rt.musaStreamSynchronize(s) != musaSuccess) return failed("the per-block matmuls");
   return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -143,17 +143,23 @@ struct Note {
   void* emulation = nullptr;    // a cublasLtEmulationDesc_t
   int32_t d_out_mode = -1;      // a cublasLtMatmulMatrixScale_t D_OUT_SCALE_MODE, -1 for none
   void* d_out_scale = nullptr;  // D_OUT_SCALE_POINTER
+  // A_SCALE_MODE / B_SCALE_MODE when VEC128_32F or BLK128x128_32F (muBLASLt's descriptor then
+  // says SCALAR_32F), -1 for none.
+  int32_t ab_mode[2] = {-1, -1};
   bool empty() const {
-    return compute_type < 0 && emulation == nullptr && d_out_mode < 0 && d_out_scale == nullptr;
+    return compute_type < 0 && emulation == nullptr && d_out_mode < 0 && d_out_scale == nullptr &&
+           ab_mode[0] < 0 && ab_mode[1] < 0;
   }
+  bool blockwise() const { return ab_mode[0] >= 0 || ab_mode[1] >= 0; }
 };
 Note get(const void* desc);
 // false when the table is full (refused by the caller). A compute type that is not an emulated
 // one forgets the noted one.
 bool set_compute_type(const void* desc, int32_t compute_type);
-bool set_emulation(const void* desc, void* emulation);  // null forgets it
-bool set_d_out_mode(const void* desc, int32_t mode);    // -1 forgets it
-bool set_d_out_scale(const void* desc, void* scale);    // null forgets it
+bool set_emulation(const void* desc, void* emulation);        // null forgets it
+bool set_d_out_mode(const void* desc, int32_t mode);          // -1 forgets it
+bool set_d_out_scale(const void* desc, void* scale);          // null forgets it
+bool set_ab_mode(const void* desc, int which, int32_t mode);  // which: 0 A, 1 B; -1 forgets
 void forget(const void* desc);
 constexpr int kCapacity = 4096;
 }  // namespace desc_notes
@@ -184,6 +190,14 @@ cublasStatus_t matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
                       const void* beta, const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
                       cublasLtMatrixLayout_t Ddesc, void* workspace, size_t workspaceSizeInBytes,
                       cudaStream_t stream);
+// cublasLtMatmul with A or B scaled per 128 K elements (VEC128_32F) or per 128 x 128 block
+// (BLK128x128_32F).
+cublasStatus_t blockwise_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                                const desc_notes::Note& note, const void* alpha, const void* A,
+                                cublasLtMatrixLayout_t Adesc, const void* B,
+                                cublasLtMatrixLayout_t Bdesc, const void* beta, const void* C,
+                                cublasLtMatrixLayout_t Cdesc, void* D, cublasLtMatrixLayout_t Ddesc,
+                                void* workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
 }  // namespace block_scaled
 
 }  // namespace TORCHADA_ABI_NS

@@ -97,6 +97,10 @@ bool set_d_out_scale(const void* desc, void* scale) {
   return update(desc, [scale](Note& n) { n.d_out_scale = scale; });
 }
 
+bool set_ab_mode(const void* desc, int which, int32_t mode) {
+  return update(desc, [which, mode](Note& n) { n.ab_mode[which] = mode; });
+}
+
 void forget(const void* desc) {
   update(desc, [](Note& n) { n = Note{}; });
 }

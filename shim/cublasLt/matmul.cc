@@ -287,9 +287,14 @@ cublasStatus_t cublasLtMatmul(mublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
       algo = &run;
     }
   }
-  // D's output scales, which muBLASLt lacks (block_scaled.cc).
-  if (const desc_notes::Note dn = desc_notes::get(computeDesc);
-      TORCHADA_UNLIKELY(dn.d_out_mode >= 0))
+  // 128-element and 128 x 128 block scaling and D's output scales, which muBLASLt lacks
+  // (block_scaled.cc).
+  const desc_notes::Note dn = desc_notes::get(computeDesc);
+  if (TORCHADA_UNLIKELY(dn.blockwise()))
+    return block_scaled::blockwise_matmul(lightHandle, computeDesc, dn, alpha, A, Adesc, B, Bdesc,
+                                          beta, C, Cdesc, D, Ddesc, workspace, workspaceSizeInBytes,
+                                          stream);
+  if (TORCHADA_UNLIKELY(dn.d_out_mode >= 0))
     return block_scaled::matmul(lightHandle, computeDesc, dn, alpha, A, Adesc, B, Bdesc, beta, C,
                                 Cdesc, D, Ddesc, workspace, workspaceSizeInBytes, stream);
   if (TORCHADA_UNLIKELY(layout_notes::any())) {
