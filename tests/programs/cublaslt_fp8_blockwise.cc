@@ -182,9 +182,22 @@ void run(cublasLtHandle_t handle, cudaStream_t stream, const Case& c) {
   LT_CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, c.k, c.m, c.k));
   LT_CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, c.k, c.n, c.k));
   LT_CHECK(cublasLtMatrixLayoutCreate(&ld, c.d_type, c.m, c.n, c.m));
+  // C (unread: beta is 0) of D's type, bf16 for an FP8 D (cuBLASLt has no FP8 C).
+  cublasLtMatrixLayout_t lc = nullptr;
+  LT_CHECK(cublasLtMatrixLayoutCreate(&lc, c.d_type == CUDA_R_8F_E4M3 ? CUDA_R_16BF : c.d_type, c.m,
+                                      c.n, c.m));
   const float beta = 0.0f;
-  LT_CHECK(cublasLtMatmul(handle, desc, &c.alpha, dA, la, dB, lb, &beta, dD, ld, dD, ld, nullptr,
-                          nullptr, 0, stream));
+  // As PyTorch does: the heuristic's first algorithm, then the matmul with it.
+  cublasLtMatmulPreference_t pref = nullptr;
+  LT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  int found = 0;
+  LT_CHECK(
+      cublasLtMatmulAlgoGetHeuristic(handle, desc, la, lb, lc, ld, pref, 1, &heuristic, &found));
+  expect(found == 1, "the heuristic offers an algorithm");
+  LT_CHECK(cublasLtMatmulPreferenceDestroy(pref));
+  LT_CHECK(cublasLtMatmul(handle, desc, &c.alpha, dA, la, dB, lb, &beta, dD, lc, dD, ld,
+                          &heuristic.algo, nullptr, 0, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<uint8_t> D(d_bytes);
   float amax_back = 0;
@@ -226,11 +239,11 @@ void run(cublasLtHandle_t handle, cudaStream_t stream, const Case& c) {
 
   // beta != 0 is not emulated with these modes: refused, named.
   const float one = 1.0f;
-  expect(cublasLtMatmul(handle, desc, &c.alpha, dA, la, dB, lb, &one, dD, ld, dD, ld, nullptr,
+  expect(cublasLtMatmul(handle, desc, &c.alpha, dA, la, dB, lb, &one, dD, lc, dD, ld, nullptr,
                         nullptr, 0, stream) == CUBLAS_STATUS_NOT_SUPPORTED,
          "beta != 0 with block scaling is refused as unsupported");
 
-  for (auto* l : {la, lb, ld}) LT_CHECK(cublasLtMatrixLayoutDestroy(l));
+  for (auto* l : {la, lb, lc, ld}) LT_CHECK(cublasLtMatrixLayoutDestroy(l));
   LT_CHECK(cublasLtMatmulDescDestroy(desc));
   for (void* p : {dA, dB, dSa, dSb, dD, dScaleD, dAmax}) CUDA_CHECK(cudaFree(p));
 }

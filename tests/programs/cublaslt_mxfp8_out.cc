@@ -184,8 +184,17 @@ void run(cublasLtHandle_t handle, cudaStream_t stream, const Case& c) {
   LT_CHECK(cublasLtMatrixLayoutCreate(&lb, bt, c.k, c.n, c.k));
   LT_CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, c.m, c.n, c.m));
   LT_CHECK(cublasLtMatrixLayoutCreate(&ld, dt, c.m, c.n, c.ldd));
-  LT_CHECK(cublasLtMatmul(handle, desc, &c.alpha, dA, la, dB, lb, &c.beta, dC, lc, dD, ld, nullptr,
-                          nullptr, 0, stream));
+  // As PyTorch does: the heuristic's first algorithm, then the matmul with it.
+  cublasLtMatmulPreference_t pref = nullptr;
+  LT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  int found = 0;
+  LT_CHECK(
+      cublasLtMatmulAlgoGetHeuristic(handle, desc, la, lb, lc, ld, pref, 1, &heuristic, &found));
+  expect(found == 1, "the heuristic offers an algorithm");
+  LT_CHECK(cublasLtMatmulPreferenceDestroy(pref));
+  LT_CHECK(cublasLtMatmul(handle, desc, &c.alpha, dA, la, dB, lb, &c.beta, dC, lc, dD, ld,
+                          &heuristic.algo, nullptr, 0, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<uint8_t> D(d_bytes), S(s_bytes);
   CUDA_CHECK(cudaMemcpy(D.data(), dD, d_bytes, cudaMemcpyDeviceToHost));
