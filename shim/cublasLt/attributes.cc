@@ -675,7 +675,8 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc,
     std::memcpy(&mode, buf, sizeof(mode));
     const int which = attr == CUBLASLT_MATMUL_DESC_A_SCALE_MODE ? 0 : 1;
     const bool blockwise = mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F ||
-                           mode == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+                           mode == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F ||
+                           mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
     if (!desc_notes::set_ab_mode(matmulDesc, which, blockwise ? mode : -1)) {
       note_unsupported(id,
                        "more matmul descriptors with noted settings at once than the shim notes");
@@ -770,6 +771,21 @@ cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout
                            return fn(convert<mublasLtMatrixLayout_t>(matLayout), m, mb, n);
                          });
   };
+  // NVFP4's element type, which MUSA lacks: an FP8 stand-in, noted (matmul.cc); any other type
+  // forgets it.
+  if (attr == CUBLASLT_MATRIX_LAYOUT_TYPE && buf != nullptr && sizeInBytes == sizeof(uint32_t)) {
+    uint32_t type = 0;
+    std::memcpy(&type, buf, sizeof(type));
+    const bool fp4 = type == CUDA_R_4F_E2M1;
+    const uint32_t stand_in = CUDA_R_8F_E4M3;
+    const cublasStatus_t s = set(attr, fp4 ? &stand_in : buf, sizeInBytes);
+    if (s != CUBLAS_STATUS_SUCCESS) return s;
+    if (!layout_notes::set_fp4(matLayout, fp4)) {
+      note_unsupported(id, "more CUDA_R_4F_E2M1 layouts at once than the shim records");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    return s;
+  }
   // Pointer-array batches, which muBLASLt lacks: its layout stays strided, the shim records the
   // mode (emulated by cublasLtMatmul, matmul.cc). Any other mode forgets it.
   if (attr == CUBLASLT_MATRIX_LAYOUT_BATCH_MODE && buf != nullptr &&
@@ -844,6 +860,9 @@ cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout
     return answer_recorded(
         Fn::k_cublasLtMatrixLayoutGetAttribute, "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE",
         uint32_t{CUBLASLT_BATCH_MODE_POINTER_ARRAY}, buf, sizeInBytes, sizeWritten);
+  if (attr == CUBLASLT_MATRIX_LAYOUT_TYPE && note.fp4)
+    return answer_recorded(Fn::k_cublasLtMatrixLayoutGetAttribute, "CUBLASLT_MATRIX_LAYOUT_TYPE",
+                           uint32_t{CUDA_R_4F_E2M1}, buf, sizeInBytes, sizeWritten);
   if (attr == CUBLASLT_MATRIX_LAYOUT_ORDER && note.imma_order != 0)
     return answer_recorded(Fn::k_cublasLtMatrixLayoutGetAttribute, "CUBLASLT_MATRIX_LAYOUT_ORDER",
                            note.imma_order, buf, sizeInBytes, sizeWritten);

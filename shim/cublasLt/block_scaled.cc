@@ -36,6 +36,17 @@
 // and the last block's matmul writes D: D = round(P_last + acc) to D's type (D's scale and
 // AMAX_D as the caller set them apply there, to the whole sum). Unsupported, named: beta != 0,
 // an epilogue, a device pointer mode, a batch, row-major or noted layouts.
+//
+// NVFP4 (A and B CUDA_R_4F_E2M1, two elements a byte, the first in the low nibble, with
+// A_SCALE_MODE / B_SCALE_MODE = VEC16_UE4M3: one unsigned E4M3 factor per 16 K elements, in the
+// 128 x 4 tiles of VEC32_UE8M0 with 16-element blocks; the FP32 tensor-wide scale is alpha, as
+// cuBLASLt takes it), which MUSA lacks: layouts of that type hold an FP8 stand-in of the same shape
+// in muBLASLt (so its heuristics answer; noted, layout_notes). The call reads A, B and their
+// factors back, decodes each element times its factor on the host into D's 16-bit type (bf16 for
+// an FP32 D): exact, the product of a 2-bit and a 4-bit significand; uploads them and runs one
+// muBLASLt matmul (compute 32F: products accumulated in FP32) with the caller's alpha, beta, C, D
+// and pointer mode. Unsupported, named: an FP4 D or D_OUT_SCALE (NVFP4 outputs), other than TN,
+// an epilogue, a batch, AMAX_D.
 // Refused, named: D not FP8 or a NULL D_OUT_SCALE_POINTER (CUBLAS_STATUS_INVALID_VALUE, as
 // cuBLASLt), and as unsupported: a batch, a row-major D, pointer arrays or IMMA orders.
 // Compiled once per CUDA ABI.
@@ -563,6 +574,183 @@ cublasStatus_t blockwise_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t de
     if (st != CUBLAS_STATUS_SUCCESS) return CublasLtLib::fail(kId, st);
   }
   if (rt.musaStreamSynchronize(s) != musaSuccess) return failed("the per-block matmuls");
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+namespace {
+
+// E2M1: 1 sign, 2 exponent, 1 mantissa bit; magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6.
+float e2m1(uint8_t nibble) {
+  static constexpr float kMagnitude[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  const float v = kMagnitude[nibble & 7];
+  return (nibble & 8) != 0 ? -v : v;
+}
+
+// Unsigned E4M3 (the sign bit ignored): 4 exponent bits (bias 7), 3 mantissa bits; 0x7f is NaN.
+float ue4m3(uint8_t code) {
+  const int c = code & 0x7f, e = c >> 3, m = c & 7;
+  if (c == 0x7f) return std::numeric_limits<float>::quiet_NaN();
+  return e == 0 ? std::ldexp(static_cast<float>(m), -9)
+                : std::ldexp(static_cast<float>(8 + m), e - 10);
+}
+
+// An exactly representable float's 16-bit pattern: bf16 (the high half) or fp16 (normal values,
+// zero, infinity and NaN; the decoded products are no smaller than 2^-10).
+uint16_t to_16bit(float v, bool bf16) {
+  const uint32_t u = bits_of(v);
+  if (bf16) return static_cast<uint16_t>(u >> 16);
+  const auto sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
+  const uint32_t abs = u & 0x7fffffffu;
+  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);
+  if (abs == 0) return sign;
+  const int exp = static_cast<int>(abs >> 23) - 127;
+  if (exp > 15) return static_cast<uint16_t>(sign | 0x7c00u);
+  return static_cast<uint16_t>(sign | ((exp + 15) << 10) | ((abs & 0x7fffffu) >> 13));
+}
+
+}  // namespace
+
+cublasStatus_t nvfp4_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                            const desc_notes::Note& note, const void* alpha, const void* A,
+                            cublasLtMatrixLayout_t Adesc, const void* B,
+                            cublasLtMatrixLayout_t Bdesc, const void* beta, const void* C,
+                            cublasLtMatrixLayout_t Cdesc, void* D, cublasLtMatrixLayout_t Ddesc,
+                            void* workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
+  const MublasLtTable& t = lt();
+  const MusartTable& rt = musart();
+  if (t.mublasLtMatmul == nullptr || t.mublasLtMatrixLayoutCreate == nullptr ||
+      t.mublasLtMatrixLayoutDestroy == nullptr || t.mublasLtMatrixLayoutGetAttribute == nullptr ||
+      t.mublasLtMatmulDescGetAttribute == nullptr || t.mublasLtMatmulDescSetAttribute == nullptr ||
+      t.mublasLtMatmulDescCreate == nullptr || t.mublasLtMatmulDescDestroy == nullptr ||
+      rt.musaMalloc == nullptr || rt.musaFree == nullptr || rt.musaMemcpyAsync == nullptr ||
+      rt.musaStreamSynchronize == nullptr)
+    return CublasLtLib::missing(kId);
+  const layout_notes::Note na = layout_notes::get(Adesc), nb = layout_notes::get(Bdesc);
+  const layout_notes::Note nc = layout_notes::get(Cdesc), nd = layout_notes::get(Ddesc);
+  if (nc.fp4 || nd.fp4 || note.d_out_mode >= 0)
+    return unsupported("NVFP4 outputs (a CUDA_R_4F_E2M1 C or D, D_OUT_SCALE_MODE)");
+  constexpr int32_t kVec16 = CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
+  if (!na.fp4 || !nb.fp4 || note.ab_mode[0] != kVec16 || note.ab_mode[1] != kVec16)
+    return unsupported(
+        "NVFP4 other than CUDA_R_4F_E2M1 A and B both with VEC16_UE4M3 scales (A_SCALE_MODE, "
+        "B_SCALE_MODE)");
+  for (const layout_notes::Note& n : {na, nb, nc, nd})
+    if (n.pointer_array || n.reordered())
+      return unsupported("NVFP4 with pointer-array batches, IMMA orders or planar layouts");
+  Stored a, b, d;
+  if (!read_stored(Adesc, a) || !read_stored(Bdesc, b) || !read_stored(Ddesc, d))
+    return invalid("a matrix layout is not one muBLASLt can read");
+  int32_t op_a = 0, op_b = 0, epilogue = 0, pointer_mode = 0;
+  void* scale_ptr[2] = {};
+  void* amax = nullptr;
+  if (!desc_get(desc, MUBLASLT_MATMUL_DESC_TRANSA, op_a) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_TRANSB, op_b) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_EPILOGUE, epilogue) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_POINTER_MODE, pointer_mode) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_A_SCALE_POINTER, scale_ptr[0]) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_B_SCALE_POINTER, scale_ptr[1]) ||
+      !desc_get(desc, MUBLASLT_MATMUL_DESC_AMAX_D_POINTER, amax))
+    return invalid("the matmul descriptor is not one muBLASLt can read");
+  if (op_a != MUBLAS_OP_T || op_b != MUBLAS_OP_N)
+    return unsupported("NVFP4 other than TN (op(A) = A^T, op(B) = B)");
+  if (epilogue != MUBLASLT_EPILOGUE_DEFAULT) return unsupported("an epilogue with NVFP4");
+  if (amax != nullptr) return unsupported("AMAX_D with NVFP4 and a 16/32-bit D");
+  if (a.batch != 1 || b.batch != 1 || d.batch != 1) return unsupported("a batch with NVFP4");
+  if (a.order != MUBLASLT_ORDER_COL || b.order != MUBLASLT_ORDER_COL ||
+      d.order != MUBLASLT_ORDER_COL)
+    return unsupported("row-major layouts with NVFP4");
+  if (d.type != MUSA_R_16BF && d.type != MUSA_R_16F && d.type != MUSA_R_32F)
+    return unsupported("NVFP4 with a D other than 16F, 16BF or 32F");
+  if (scale_ptr[0] == nullptr || scale_ptr[1] == nullptr)
+    return invalid("A_SCALE_POINTER or B_SCALE_POINTER is NULL with VEC16_UE4M3");
+  const uint64_t k = a.rows, m = a.cols, n = b.cols;
+  if (b.rows != k || d.rows != m || d.cols != n)
+    return invalid("the shapes of A, B and D do not agree");
+  if (a.ld < static_cast<int64_t>(k) || b.ld < static_cast<int64_t>(k) || a.ld % 2 != 0 ||
+      b.ld % 2 != 0)
+    return invalid("an FP4 leading dimension is less than K or odd");
+  if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+
+  static std::atomic<bool> logged{false};
+  if (!logged.exchange(true, std::memory_order_relaxed))
+    TORCHADA_LOG(kInfo,
+                 "cublasLtMatmul: NVFP4 emulated: E2M1 x UE4M3 decoded exactly to 16-bit operands, "
+                 "one muBLASLt matmul accumulating in FP32 (logged once)");
+
+  // Read back the packed operands and the factors.
+  const auto s = convert<musaStream_t>(stream);
+  const bool bf16 = d.type != MUSA_R_16F;
+  const uint64_t kblocks = (k + 15) / 16, outer[2] = {m, n};
+  const Stored* ops[2] = {&a, &b};
+  const void* data[2] = {A, B};
+  std::unique_ptr<uint8_t[]> packed[2], factors[2];
+  std::unique_ptr<uint16_t[]> decoded[2];
+  size_t packed_bytes[2] = {}, factor_bytes[2] = {};
+  for (int w = 0; w < 2; ++w) {
+    packed_bytes[w] =
+        static_cast<size_t>((static_cast<uint64_t>(ops[w]->ld) * (outer[w] - 1) + k + 1) / 2);
+    factor_bytes[w] = static_cast<size_t>((outer[w] + 127) / 128 * ((kblocks + 3) / 4) * 512);
+    packed[w].reset(new (std::nothrow) uint8_t[packed_bytes[w]]);
+    factors[w].reset(new (std::nothrow) uint8_t[factor_bytes[w]]);
+    decoded[w].reset(new (std::nothrow) uint16_t[k * outer[w]]);
+    if (!packed[w] || !factors[w] || !decoded[w]) {
+      note_error(kId);
+      return CUBLAS_STATUS_ALLOC_FAILED;
+    }
+    if (rt.musaMemcpyAsync(packed[w].get(), data[w], packed_bytes[w], musaMemcpyDeviceToHost, s) !=
+            musaSuccess ||
+        rt.musaMemcpyAsync(factors[w].get(), scale_ptr[w], factor_bytes[w], musaMemcpyDeviceToHost,
+                           s) != musaSuccess)
+      return failed("an FP4 operand or its factors could not be read back");
+  }
+  if (rt.musaStreamSynchronize(s) != musaSuccess) return failed("the FP4 operands' read back");
+  for (int w = 0; w < 2; ++w) {
+    const uint64_t ld = static_cast<uint64_t>(ops[w]->ld);
+    for (uint64_t o = 0; o < outer[w]; ++o) {
+      for (uint64_t l = 0; l < k; ++l) {
+        const uint64_t at = o * ld + l;
+        const uint8_t byte = packed[w][at / 2];
+        const auto nibble = static_cast<uint8_t>(at % 2 == 0 ? byte & 0xf : byte >> 4);
+        const float f = ue4m3(factors[w][tiled_offset(
+            static_cast<int64_t>(o), static_cast<int64_t>(l / 16), static_cast<int64_t>(kblocks))]);
+        decoded[w][o * k + l] = to_16bit(e2m1(nibble) * f, bf16);
+      }
+    }
+  }
+
+  Scratch scratch(s);
+  if (!scratch.allocate((m + n) * k * sizeof(uint16_t))) {
+    note_error(kId);
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  }
+  uint16_t* const dev_a = static_cast<uint16_t*>(scratch.get());
+  uint16_t* const dev_b = dev_a + m * k;
+  if (rt.musaMemcpyAsync(dev_a, decoded[0].get(), m * k * sizeof(uint16_t), musaMemcpyHostToDevice,
+                         s) != musaSuccess ||
+      rt.musaMemcpyAsync(dev_b, decoded[1].get(), n * k * sizeof(uint16_t), musaMemcpyHostToDevice,
+                         s) != musaSuccess)
+    return failed("the decoded operands could not be written");
+  OwnedDesc od;
+  if (t.mublasLtMatmulDescCreate(&od.d, MUBLAS_COMPUTE_32F, MUSA_R_32F) != MUBLAS_STATUS_SUCCESS) {
+    od.d = nullptr;
+    return invalid("a matmul descriptor could not be made");
+  }
+  if (!od.set(MUBLASLT_MATMUL_DESC_TRANSA, op_a) || !od.set(MUBLASLT_MATMUL_DESC_TRANSB, op_b) ||
+      !od.set(MUBLASLT_MATMUL_DESC_POINTER_MODE, pointer_mode))
+    return invalid("the decoded matmul's descriptor could not be set");
+  OwnedLayout la, lb;
+  const auto type16 = bf16 ? MUSA_R_16BF : MUSA_R_16F;
+  if (t.mublasLtMatrixLayoutCreate(&la.l, type16, k, m, static_cast<int64_t>(k)) !=
+          MUBLAS_STATUS_SUCCESS ||
+      t.mublasLtMatrixLayoutCreate(&lb.l, type16, k, n, static_cast<int64_t>(k)) !=
+          MUBLAS_STATUS_SUCCESS)
+    return invalid("a decoded operand's layout could not be made");
+  const cublasStatus_t st = CublasLtLib::status(t.mublasLtMatmul(
+      handle, od.d, alpha, dev_a, la.l, dev_b, lb.l, beta, C,
+      convert<mublasLtMatrixLayout_t>(Cdesc), D, convert<mublasLtMatrixLayout_t>(Ddesc), nullptr,
+      workspace, workspaceSizeInBytes, s));
+  if (st != CUBLAS_STATUS_SUCCESS) return CublasLtLib::fail(kId, st);
+  if (rt.musaStreamSynchronize(s) != musaSuccess) return failed("the decoded matmul");
   return CUBLAS_STATUS_SUCCESS;
 }
 

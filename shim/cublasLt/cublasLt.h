@@ -92,6 +92,9 @@ struct Note {
   bool pointer_array = false;
   int32_t imma_order = 0;    // a cublasLtOrder_t of the IMMA kind, 0 for none
   int64_t plane_offset = 0;  // bytes from the real plane to the imaginary one, 0 for none
+  // CUDA_R_4F_E2M1 (NVFP4's elements, which MUSA lacks): muBLASLt's layout says MUSA_R_8F_E4M3, a
+  // stand-in of the same shape for its heuristics; cublasLtMatmul decodes (block_scaled.cc).
+  bool fp4 = false;
   bool reordered() const { return imma_order != 0 || plane_offset != 0; }
 };
 // Whether any layout is recorded: cublasLtMatmul's one check on its usual path.
@@ -101,6 +104,7 @@ Note get(const void* layout);
 bool set_pointer_array(const void* layout, bool on);
 bool set_imma_order(const void* layout, int32_t order);    // 0 forgets it
 bool set_plane_offset(const void* layout, int64_t bytes);  // 0 forgets it
+bool set_fp4(const void* layout, bool on);
 void forget(const void* layout);
 constexpr int kCapacity = 4096;
 }  // namespace layout_notes
@@ -143,14 +147,18 @@ struct Note {
   void* emulation = nullptr;    // a cublasLtEmulationDesc_t
   int32_t d_out_mode = -1;      // a cublasLtMatmulMatrixScale_t D_OUT_SCALE_MODE, -1 for none
   void* d_out_scale = nullptr;  // D_OUT_SCALE_POINTER
-  // A_SCALE_MODE / B_SCALE_MODE when VEC128_32F or BLK128x128_32F (muBLASLt's descriptor then
-  // says SCALAR_32F), -1 for none.
+  // A_SCALE_MODE / B_SCALE_MODE when VEC128_32F, BLK128x128_32F or VEC16_UE4M3 (muBLASLt's
+  // descriptor then says SCALAR_32F), -1 for none.
   int32_t ab_mode[2] = {-1, -1};
   bool empty() const {
     return compute_type < 0 && emulation == nullptr && d_out_mode < 0 && d_out_scale == nullptr &&
            ab_mode[0] < 0 && ab_mode[1] < 0;
   }
   bool blockwise() const { return ab_mode[0] >= 0 || ab_mode[1] >= 0; }
+  bool nvfp4() const {
+    return ab_mode[0] == CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3 ||
+           ab_mode[1] == CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
+  }
 };
 Note get(const void* desc);
 // false when the table is full (refused by the caller). A compute type that is not an emulated
@@ -198,6 +206,13 @@ cublasStatus_t blockwise_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t de
                                 cublasLtMatrixLayout_t Bdesc, const void* beta, const void* C,
                                 cublasLtMatrixLayout_t Cdesc, void* D, cublasLtMatrixLayout_t Ddesc,
                                 void* workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
+// cublasLtMatmul with NVFP4 operands (CUDA_R_4F_E2M1 layouts, VEC16_UE4M3 scales).
+cublasStatus_t nvfp4_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                            const desc_notes::Note& note, const void* alpha, const void* A,
+                            cublasLtMatrixLayout_t Adesc, const void* B,
+                            cublasLtMatrixLayout_t Bdesc, const void* beta, const void* C,
+                            cublasLtMatrixLayout_t Cdesc, void* D, cublasLtMatrixLayout_t Ddesc,
+                            void* workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
 }  // namespace block_scaled
 
 }  // namespace TORCHADA_ABI_NS

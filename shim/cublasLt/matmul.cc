@@ -290,6 +290,12 @@ cublasStatus_t cublasLtMatmul(mublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
   // 128-element and 128 x 128 block scaling and D's output scales, which muBLASLt lacks
   // (block_scaled.cc).
   const desc_notes::Note dn = desc_notes::get(computeDesc);
+  if (TORCHADA_UNLIKELY(
+          dn.nvfp4() ||
+          (layout_notes::any() && (layout_notes::get(Adesc).fp4 || layout_notes::get(Bdesc).fp4 ||
+                                   layout_notes::get(Cdesc).fp4 || layout_notes::get(Ddesc).fp4))))
+    return block_scaled::nvfp4_matmul(lightHandle, computeDesc, dn, alpha, A, Adesc, B, Bdesc, beta,
+                                      C, Cdesc, D, Ddesc, workspace, workspaceSizeInBytes, stream);
   if (TORCHADA_UNLIKELY(dn.blockwise()))
     return block_scaled::blockwise_matmul(lightHandle, computeDesc, dn, alpha, A, Adesc, B, Bdesc,
                                           beta, C, Cdesc, D, Ddesc, workspace, workspaceSizeInBytes,
@@ -370,6 +376,22 @@ cublasStatus_t cublasLtMatmulAlgoInit(mublasLtHandle_t lightHandle, cublasComput
 
 cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* matLayout, cudaDataType type,
                                           uint64_t rows, uint64_t cols, int64_t ld) {
+  // NVFP4's elements, which MUSA lacks: an FP8 stand-in of the same shape, noted.
+  if (type == CUDA_R_4F_E2M1 && matLayout != nullptr) {
+    const cublasStatus_t s =
+        lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutCreate, lt().mublasLtMatrixLayoutCreate,
+                              matLayout, CUDA_R_8F_E4M3, rows, cols, ld);
+    if (s != CUBLAS_STATUS_SUCCESS) return s;
+    layout_notes::forget(*matLayout);
+    if (!layout_notes::set_fp4(*matLayout, true)) {
+      lt().mublasLtMatrixLayoutDestroy(convert<mublasLtMatrixLayout_t>(*matLayout));
+      *matLayout = nullptr;
+      note_unsupported(Fn::k_cublasLtMatrixLayoutCreate,
+                       "more CUDA_R_4F_E2M1 layouts at once than the shim records");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    return s;
+  }
   const cublasStatus_t s =
       lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutCreate, lt().mublasLtMatrixLayoutCreate,
                             matLayout, type, rows, cols, ld);
@@ -381,6 +403,17 @@ cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayou
                                                  cudaDataType type, uint64_t rows, uint64_t cols,
                                                  int64_t ld) {
   layout_notes::forget(matLayout);
+  if (type == CUDA_R_4F_E2M1) {
+    const cublasStatus_t s = lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutInit_internal,
+                                                   lt().mublasLtMatrixLayoutInit_internal,
+                                                   matLayout, size, CUDA_R_8F_E4M3, rows, cols, ld);
+    if (s == CUBLAS_STATUS_SUCCESS && !layout_notes::set_fp4(matLayout, true)) {
+      note_unsupported(Fn::k_cublasLtMatrixLayoutInit_internal,
+                       "more CUDA_R_4F_E2M1 layouts at once than the shim records");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    return s;
+  }
   return lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutInit_internal,
                                lt().mublasLtMatrixLayoutInit_internal, matLayout, size, type, rows,
                                cols, ld);

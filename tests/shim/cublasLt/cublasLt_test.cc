@@ -317,8 +317,8 @@ void check_values(const Family& f, const EnumAttr& a) {
     put(buf, a.size, v);
     size_t written = 0;
     // Values the shim emulates: muBLASLt's layout holds a stand-in, the shim answers the value.
-    // Pointer-array batches (strided in muBLASLt, shim/cublasLt/matmul.cc) and the IMMA orders
-    // (column-major in muBLASLt, shim/cublasLt/emulated_layouts.cc).
+    // Pointer-array batches (strided in muBLASLt, shim/cublasLt/matmul.cc), the IMMA orders
+    // (column-major in muBLASLt, shim/cublasLt/emulated_layouts.cc) and CUDA_R_4F_E2M1.
     int stand_in = -1;
     if (std::strcmp(a.name, "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE") == 0 &&
         v == CUBLASLT_BATCH_MODE_POINTER_ARRAY)
@@ -327,6 +327,9 @@ void check_values(const Family& f, const EnumAttr& a) {
         (v == CUBLASLT_ORDER_COL32 || v == CUBLASLT_ORDER_COL4_4R2_8C ||
          v == CUBLASLT_ORDER_COL32_2R_4R4))
       stand_in = MUBLASLT_ORDER_COL;
+    // NVFP4's elements (an FP8 stand-in in muBLASLt, shim/cublasLt/block_scaled.cc).
+    if (std::strcmp(a.name, "CUBLASLT_MATRIX_LAYOUT_TYPE") == 0 && v == CUDA_R_4F_E2M1)
+      stand_in = MUSA_R_8F_E4M3;
     if (stand_in >= 0) {
       ++translated;
       EXPECT_EQ(f.shim_set(obj, a.cuda_attr, buf, a.size), CUBLAS_STATUS_SUCCESS);
