@@ -225,6 +225,14 @@ void run(cublasLtHandle_t handle, cudaStream_t stream, const Case& c) {
   expect(cublasLtMatmul(handle, desc, &c.alpha, dA, la, dB, lb, &c.beta, dC, ld, dD, l4, nullptr,
                         nullptr, 0, stream) == CUBLAS_STATUS_NOT_SUPPORTED,
          "an FP4 D is refused as unsupported");
+  // A transform of FP4 matrices is not emulated either (MUSA has no FP4 type): refused.
+  cublasLtMatrixTransformDesc_t tdesc = nullptr;
+  LT_CHECK(cublasLtMatrixTransformDescCreate(&tdesc, CUDA_R_32F));
+  const float zero = 0.0f;
+  expect(cublasLtMatrixTransform(handle, tdesc, &c.alpha, dA, la, &zero, nullptr, nullptr, dA, la,
+                                 stream) == CUBLAS_STATUS_NOT_SUPPORTED,
+         "a transform of an FP4 matrix is refused as unsupported");
+  LT_CHECK(cublasLtMatrixTransformDescDestroy(tdesc));
   for (auto* l : {la, lb, ld, l4}) LT_CHECK(cublasLtMatrixLayoutDestroy(l));
   LT_CHECK(cublasLtMatmulDescDestroy(desc));
   for (void* p : {dA, dB, dFa, dFb, dC, dD}) CUDA_CHECK(cudaFree(p));
