@@ -128,11 +128,14 @@ Kind release_lt(const void* h, void** lt);
 int destroy_lt(void* lt);
 
 // Settings a cuBLAS handle carries that muBLAS has no counterpart for (the CUDA 13 emulation
-// controls, shim/cublas/emulation.cc), as plain values: this table is ABI-free. Kept beside the
+// controls and the math mode as the program set it, shim/cublas/emulation.cc), as plain values:
+// this table is ABI-free. Kept beside the
 // handle table under its writers' mutex, made at the first change, forgotten by remove_cublas.
 // The defaults are NVIDIA's: CUBLAS_EMULATION_STRATEGY_DEFAULT,
-// CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT, CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC.
+// CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT, CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC,
+// CUBLAS_DEFAULT_MATH.
 struct Settings {
+  int math_mode = 0;  // cublasMath_t, as cublasSetMathMode took it (emulated modes included)
   int emulation_strategy = 0;
   int special_values = 0xFFFF;
   int mantissa_control = 0;

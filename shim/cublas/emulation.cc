@@ -12,7 +12,13 @@
 // CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC, bit offset 0 (documented defaults),
 // maximum mantissa bit count 0 (the value NVIDIA documents as "reset to the
 // library's default": the default count itself is not documented) and no
-// mantissa bit count pointer. Compiled once per CUDA ABI.
+// mantissa bit count pointer.
+//
+// The math mode is recorded the same way, because muBLAS has no counterpart for CUDA 13's emulated
+// modes: cublasSetMathMode(CUBLAS_FP32_EMULATED_BF16X9_MATH / CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH,
+// either or both, with or without CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) sets muBLAS's
+// default math (native FP32 and FP64, no TF32: at least as accurate as the emulation promises) and
+// cublasGetMathMode answers the mode exactly as set. Compiled once per CUDA ABI.
 #include <cstdint>
 
 #include "core/blas_handles.h"
@@ -70,9 +76,58 @@ bool known_strategy(cublasEmulationStrategy_t v) {
   return false;
 }
 
+// cuBLAS's math mode -> muBLAS's: the emulated modes become muBLAS's default math; the others
+// (TENSOR_OP, PEDANTIC, TF32_TENSOR_OP) by name; the reduction bit is kept. false: not a mode
+// cuBLAS defines.
+bool musa_math_mode(int mode, mublasMath_t& out) {
+  constexpr int kNoReducedReduction = CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+  const int base = mode & ~kNoReducedReduction;
+  int emulated_bits = CUBLAS_FP32_EMULATED_BF16X9_MATH;
+#if CUBLAS_VER_MAJOR >= 13
+  emulated_bits |= CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH;
+#endif
+  int musa = 0;
+  if (base != 0 && (base & ~emulated_bits) == 0)
+    musa = MUBLAS_DEFAULT_MATH;
+  else if (Pair<cublasMath_t>::valid(static_cast<cublasMath_t>(base)))
+    musa = Pair<cublasMath_t>::to_musa(static_cast<cublasMath_t>(base));
+  else
+    return false;
+  if ((mode & kNoReducedReduction) != 0)
+    musa |= Pair<cublasMath_t>::to_musa(CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+  out = static_cast<mublasMath_t>(musa);
+  return true;
+}
+
 }  // namespace
 
 namespace impl {
+
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
+  constexpr Fn id = Fn::k_cublasSetMathMode;
+  if (!blas_handles::known_cublas(handle)) return CublasLib::bad_handle(id);
+  const auto fn = mublas_backend().table.mublasSetMathMode;
+  if (fn == nullptr) return CublasLib::missing(id);
+  mublasMath_t musa{};
+  if (!musa_math_mode(static_cast<int>(mode), musa)) {
+    TORCHADA_LOG(kWarn,
+                 "cublasSetMathMode: %d is not a cublasMath_t mode: CUBLAS_STATUS_INVALID_VALUE",
+                 static_cast<int>(mode));
+    note_error(id);
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  const cublasStatus_t s = CublasLib::status(fn(convert<mublasHandle_t>(handle), musa));
+  if (s != CUBLAS_STATUS_SUCCESS) return CublasLib::fail(id, s);
+  return set(
+      id, handle, [](Settings& st, std::intptr_t v) { st.math_mode = static_cast<int>(v); }, mode);
+}
+
+cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t* mode) {
+  constexpr Fn id = Fn::k_cublasGetMathMode;
+  if (!blas_handles::known_cublas(handle)) return CublasLib::bad_handle(id);
+  return get(id, handle, mode,
+             [](const Settings& s) { return static_cast<cublasMath_t>(s.math_mode); });
+}
 
 cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle,
                                           cublasEmulationStrategy_t emulationStrategy) {

@@ -61,7 +61,9 @@ const GemmExFns& gemm_ex_fns() {
   return fns;
 }
 
-// cuBLAS compute types as the data type the older overload takes.
+// cuBLAS compute types as the data type the older overload takes. The CUDA 13 emulated types
+// compute natively (at least as accurate as the emulation; symbols/enum_map.txt maps them the same
+// way for the newer overload).
 bool compute_as_data_type(cublasComputeType_t c, Dt& out) {
   switch (c) {
     case CUBLAS_COMPUTE_16F:
@@ -73,10 +75,14 @@ bool compute_as_data_type(cublasComputeType_t c, Dt& out) {
     case CUBLAS_COMPUTE_32F_FAST_16F:
     case CUBLAS_COMPUTE_32F_FAST_16BF:
     case CUBLAS_COMPUTE_32F_FAST_TF32:
+    case CUBLAS_COMPUTE_32F_EMULATED_16BFX9:
       out = MUSA_R_32F;
       return true;
     case CUBLAS_COMPUTE_64F:
     case CUBLAS_COMPUTE_64F_PEDANTIC:
+#if CUBLAS_VER_MAJOR >= 13
+    case CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT:
+#endif
       out = MUSA_R_64F;
       return true;
     case CUBLAS_COMPUTE_32I:

@@ -181,8 +181,8 @@ cublasStatus_t grouped_real(Fn id, cublasHandle_t handle, const cublasOperation_
 }
 
 // The size of one alpha / beta for a compute type (cuBLAS's scale type: half for 16F compute,
-// float for the 32F family, int32 for 32I, double for 64F); 0 for the emulated compute types
-// and unknown values, which have no muBLAS counterpart.
+// float for the 32F family, the FP32 emulation included, int32 for 32I, double for 64F and its
+// emulation); 0 for unknown values.
 std::size_t scalar_size(cublasComputeType_t c) {
   switch (c) {
     case CUBLAS_COMPUTE_16F:
@@ -193,11 +193,15 @@ std::size_t scalar_size(cublasComputeType_t c) {
     case CUBLAS_COMPUTE_32F_FAST_16F:
     case CUBLAS_COMPUTE_32F_FAST_16BF:
     case CUBLAS_COMPUTE_32F_FAST_TF32:
+    case CUBLAS_COMPUTE_32F_EMULATED_16BFX9:
     case CUBLAS_COMPUTE_32I:
     case CUBLAS_COMPUTE_32I_PEDANTIC:
       return 4;
     case CUBLAS_COMPUTE_64F:
     case CUBLAS_COMPUTE_64F_PEDANTIC:
+#if CUBLAS_VER_MAJOR >= 13
+    case CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT:
+#endif
       return 8;
     default:
       return 0;

@@ -397,8 +397,9 @@ cublasStatus_t refuse(Fn id, const char* fmt, ...) {
 
 // Valid cuBLASLt values muBLASLt has no counterpart for, refused as unsupported rather than
 // invalid: scale modes (the simulator's muBLASLt lacks the block-scaled ones but MXFP8: NVFP4's
-// and the 128-element blocks). cuBLASLt's IMMA orders have none either: they are emulated
-// (emulated_layouts.cc), recorded by cublasLtMatrixLayoutSetAttribute.
+// and the 128-element blocks; the shim computes the last for A and B, and MXFP8 output scales,
+// noted before these are consulted: block_scaled.cc). cuBLASLt's IMMA orders have none either: they
+// are emulated (emulated_layouts.cc), recorded by cublasLtMatrixLayoutSetAttribute.
 struct MissingValue {
   const char* name = nullptr;  // null: not a valid cuBLASLt value of this kind
   const char* why = nullptr;
@@ -596,20 +597,60 @@ cublasStatus_t get_attribute(Fn id, const Family<Attr>& fam, Attr attr, void* bu
 
 const MublasLtTable& lt() { return mublasLt_backend().table; }
 
-// A layout attribute the shim records (layout_notes), read back: a size query, or a buffer of
-// exactly the value's size.
+// An attribute the shim records (layout_notes, desc_notes), read back: a size query, or a buffer
+// of exactly the value's size.
 template <class T>
-cublasStatus_t answer_recorded(const char* name, T value, void* buf, size_t sizeInBytes,
+cublasStatus_t answer_recorded(Fn id, const char* name, T value, void* buf, size_t sizeInBytes,
                                size_t* sizeWritten) {
   if (sizeInBytes == 0 && sizeWritten != nullptr) {
     *sizeWritten = sizeof(value);
     return CUBLAS_STATUS_SUCCESS;
   }
   if (buf == nullptr || sizeInBytes != sizeof(value))
-    return refuse(Fn::k_cublasLtMatrixLayoutGetAttribute, "%s needs a buffer of exactly %zu bytes",
-                  name, sizeof(value));
+    return refuse(id, "%s needs a buffer of exactly %zu bytes", name, sizeof(value));
   std::memcpy(buf, &value, sizeof(value));
   if (sizeWritten != nullptr) *sizeWritten = sizeof(value);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+// D's output scales (CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE / _POINTER), which muBLASLt lacks:
+// noted on the descriptor, computed by the shim (block_scaled.cc). Modes: SCALAR_32F (the
+// default: no output scales) and VEC32_UE8M0 (MXFP8); cuBLASLt's other modes are refused as
+// unsupported, named.
+cublasStatus_t set_d_out(Fn id, cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attr,
+                         const void* buf, size_t sizeInBytes) {
+  bool noted = false;
+  if (attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER) {
+    void* p = nullptr;
+    if (buf == nullptr || sizeInBytes != sizeof(p))
+      return refuse(id,
+                    "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER needs a buffer of exactly %zu bytes",
+                    sizeof(p));
+    std::memcpy(&p, buf, sizeof(p));
+    noted = desc_notes::set_d_out_scale(desc, p);
+  } else {
+    int32_t mode = 0;
+    if (buf == nullptr || sizeInBytes != sizeof(mode))
+      return refuse(id, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE needs a buffer of exactly %zu bytes",
+                    sizeof(mode));
+    std::memcpy(&mode, buf, sizeof(mode));
+    if (mode == CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F) {
+      noted = desc_notes::set_d_out_mode(desc, -1);
+    } else if (mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0) {
+      noted = desc_notes::set_d_out_mode(desc, mode);
+    } else {
+      const MissingValue missing = missing_value(Value::kScaleMode, mode);
+      if (missing.name == nullptr)
+        return refuse(id, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE: %d is not a scale mode", mode);
+      for (const AttrInfo& info : kDescAttrs)
+        if (info.value == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE)
+          return refuse_missing_value(id, info, missing);
+    }
+  }
+  if (!noted) {
+    note_unsupported(id, "more matmul descriptors with noted settings at once than the shim notes");
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -620,23 +661,100 @@ namespace impl {
 cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc,
                                               cublasLtMatmulDescAttributes_t attr, const void* buf,
                                               size_t sizeInBytes) {
+  constexpr Fn id = Fn::k_cublasLtMatmulDescSetAttribute;
   const auto fn = lt().mublasLtMatmulDescSetAttribute;
-  if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatmulDescSetAttribute);
-  return set_attribute(Fn::k_cublasLtMatmulDescSetAttribute,
-                       family<cublasLtMatmulDescAttributes_t>(kDescAttrs), attr, buf, sizeInBytes,
-                       [&](auto a, const void* b, size_t n) {
-                         return fn(convert<mublasLtMatmulDesc_t>(matmulDesc), a, b, n);
-                       });
+  if (fn == nullptr) return CublasLtLib::missing(id);
+  if (attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE ||
+      attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER)
+    return set_d_out(id, matmulDesc, attr, buf, sizeInBytes);
+  // A's or B's 128-element / 128 x 128 block scaling, which muBLASLt lacks: noted (block_scaled.cc
+  // computes it), muBLASLt's descriptor set to SCALAR_32F; any other mode forgets the note.
+  if ((attr == CUBLASLT_MATMUL_DESC_A_SCALE_MODE || attr == CUBLASLT_MATMUL_DESC_B_SCALE_MODE) &&
+      buf != nullptr && sizeInBytes == sizeof(int32_t)) {
+    int32_t mode = 0;
+    std::memcpy(&mode, buf, sizeof(mode));
+    const int which = attr == CUBLASLT_MATMUL_DESC_A_SCALE_MODE ? 0 : 1;
+    const bool blockwise = mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F ||
+                           mode == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F ||
+                           mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
+    if (!desc_notes::set_ab_mode(matmulDesc, which, blockwise ? mode : -1)) {
+      note_unsupported(id,
+                       "more matmul descriptors with noted settings at once than the shim notes");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    static const int32_t kScalar = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+    if (blockwise) buf = &kScalar;
+  }
+#if CUBLAS_VER_MAJOR >= 13
+  // The emulation descriptor, which muBLASLt lacks: noted (emulation.cc), changes no result.
+  if (attr == CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR) {
+    void* e = nullptr;
+    if (buf == nullptr || sizeInBytes != sizeof(e))
+      return refuse(id,
+                    "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR needs a buffer of exactly %zu bytes",
+                    sizeof(e));
+    std::memcpy(&e, buf, sizeof(e));
+    if (!desc_notes::set_emulation(matmulDesc, e)) {
+      note_unsupported(
+          id, "more matmul descriptors with emulation settings at once than the shim notes");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+  }
+#endif
+  const cublasStatus_t s =
+      set_attribute(id, family<cublasLtMatmulDescAttributes_t>(kDescAttrs), attr, buf, sizeInBytes,
+                    [&](auto a, const void* b, size_t n) {
+                      return fn(convert<mublasLtMatmulDesc_t>(matmulDesc), a, b, n);
+                    });
+  // An emulated compute type reached muBLASLt as its native one: noted, to be read back as set.
+  if (s == CUBLAS_STATUS_SUCCESS && attr == CUBLASLT_MATMUL_DESC_COMPUTE_TYPE) {
+    int32_t compute = 0;
+    std::memcpy(&compute, buf, sizeof(compute));
+    if (!desc_notes::set_compute_type(matmulDesc, compute)) {
+      note_unsupported(
+          id, "more matmul descriptors with emulation settings at once than the shim notes");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+  }
+  return s;
 }
 
 cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc,
                                               cublasLtMatmulDescAttributes_t attr, void* buf,
                                               size_t sizeInBytes, size_t* sizeWritten) {
+  constexpr Fn id = Fn::k_cublasLtMatmulDescGetAttribute;
   const auto fn = lt().mublasLtMatmulDescGetAttribute;
-  if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatmulDescGetAttribute);
-  return get_attribute(Fn::k_cublasLtMatmulDescGetAttribute,
-                       family<cublasLtMatmulDescAttributes_t>(kDescAttrs), attr, buf, sizeInBytes,
-                       sizeWritten, [&](auto a, void* b, size_t n, size_t* w) {
+  if (fn == nullptr) return CublasLtLib::missing(id);
+  // What the shim notes (emulation.cc) it answers itself.
+  const desc_notes::Note note = desc_notes::get(matmulDesc);
+  if (attr == CUBLASLT_MATMUL_DESC_COMPUTE_TYPE && note.compute_type >= 0)
+    return answer_recorded(id, "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE", note.compute_type, buf,
+                           sizeInBytes, sizeWritten);
+  for (int which = 0; which < 2; ++which) {
+    const auto mode_attr =
+        which == 0 ? CUBLASLT_MATMUL_DESC_A_SCALE_MODE : CUBLASLT_MATMUL_DESC_B_SCALE_MODE;
+    if (attr == mode_attr && note.ab_mode[which] >= 0)
+      return answer_recorded(
+          id,
+          which == 0 ? "CUBLASLT_MATMUL_DESC_A_SCALE_MODE" : "CUBLASLT_MATMUL_DESC_B_SCALE_MODE",
+          note.ab_mode[which], buf, sizeInBytes, sizeWritten);
+  }
+  if (attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE)
+    return answer_recorded(
+        id, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE",
+        note.d_out_mode < 0 ? int32_t{CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F} : note.d_out_mode,
+        buf, sizeInBytes, sizeWritten);
+  if (attr == CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER)
+    return answer_recorded(id, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER", note.d_out_scale, buf,
+                           sizeInBytes, sizeWritten);
+#if CUBLAS_VER_MAJOR >= 13
+  if (attr == CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR)
+    return answer_recorded(id, "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR", note.emulation, buf,
+                           sizeInBytes, sizeWritten);
+#endif
+  return get_attribute(id, family<cublasLtMatmulDescAttributes_t>(kDescAttrs), attr, buf,
+                       sizeInBytes, sizeWritten, [&](auto a, void* b, size_t n, size_t* w) {
                          return fn(convert<mublasLtMatmulDesc_t>(matmulDesc), a, b, n, w);
                        });
 }
@@ -653,6 +771,21 @@ cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout
                            return fn(convert<mublasLtMatrixLayout_t>(matLayout), m, mb, n);
                          });
   };
+  // NVFP4's element type, which MUSA lacks: an FP8 stand-in, noted (matmul.cc); any other type
+  // forgets it.
+  if (attr == CUBLASLT_MATRIX_LAYOUT_TYPE && buf != nullptr && sizeInBytes == sizeof(uint32_t)) {
+    uint32_t type = 0;
+    std::memcpy(&type, buf, sizeof(type));
+    const bool fp4 = type == CUDA_R_4F_E2M1;
+    const uint32_t stand_in = CUDA_R_8F_E4M3;
+    const cublasStatus_t s = set(attr, fp4 ? &stand_in : buf, sizeInBytes);
+    if (s != CUBLAS_STATUS_SUCCESS) return s;
+    if (!layout_notes::set_fp4(matLayout, fp4)) {
+      note_unsupported(id, "more CUDA_R_4F_E2M1 layouts at once than the shim records");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    return s;
+  }
   // Pointer-array batches, which muBLASLt lacks: its layout stays strided, the shim records the
   // mode (emulated by cublasLtMatmul, matmul.cc). Any other mode forgets it.
   if (attr == CUBLASLT_MATRIX_LAYOUT_BATCH_MODE && buf != nullptr &&
@@ -724,14 +857,18 @@ cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout
   // (strided batches, column-major order, no plane offset).
   const layout_notes::Note note = layout_notes::get(matLayout);
   if (attr == CUBLASLT_MATRIX_LAYOUT_BATCH_MODE && note.pointer_array)
-    return answer_recorded("CUBLASLT_MATRIX_LAYOUT_BATCH_MODE",
-                           uint32_t{CUBLASLT_BATCH_MODE_POINTER_ARRAY}, buf, sizeInBytes,
-                           sizeWritten);
+    return answer_recorded(
+        Fn::k_cublasLtMatrixLayoutGetAttribute, "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE",
+        uint32_t{CUBLASLT_BATCH_MODE_POINTER_ARRAY}, buf, sizeInBytes, sizeWritten);
+  if (attr == CUBLASLT_MATRIX_LAYOUT_TYPE && note.fp4)
+    return answer_recorded(Fn::k_cublasLtMatrixLayoutGetAttribute, "CUBLASLT_MATRIX_LAYOUT_TYPE",
+                           uint32_t{CUDA_R_4F_E2M1}, buf, sizeInBytes, sizeWritten);
   if (attr == CUBLASLT_MATRIX_LAYOUT_ORDER && note.imma_order != 0)
-    return answer_recorded("CUBLASLT_MATRIX_LAYOUT_ORDER", note.imma_order, buf, sizeInBytes,
-                           sizeWritten);
+    return answer_recorded(Fn::k_cublasLtMatrixLayoutGetAttribute, "CUBLASLT_MATRIX_LAYOUT_ORDER",
+                           note.imma_order, buf, sizeInBytes, sizeWritten);
   if (attr == CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET && note.plane_offset != 0)
-    return answer_recorded("CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET", note.plane_offset, buf,
+    return answer_recorded(Fn::k_cublasLtMatrixLayoutGetAttribute,
+                           "CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET", note.plane_offset, buf,
                            sizeInBytes, sizeWritten);
   return get_attribute(Fn::k_cublasLtMatrixLayoutGetAttribute,
                        family<cublasLtMatrixLayoutAttribute_t>(kLayoutAttrs), attr, buf,
@@ -796,11 +933,17 @@ cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t* alg
                                                  size_t sizeInBytes, size_t* sizeWritten) {
   const auto fn = lt().mublasLtMatmulAlgoCapGetAttribute;
   if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
+  // The configuration layer's own capabilities (algos.cc), then muBLASLt's for the algorithm the
+  // record was made from.
+  cublasStatus_t answered = CUBLAS_STATUS_SUCCESS;
+  if (algos::cap_answer(algo, attr, buf, sizeInBytes, sizeWritten, answered)) return answered;
+  mublasLtMatmulAlgo_t base{};
+  const mublasLtMatmulAlgo_t* musa_algo = convert<const mublasLtMatmulAlgo_t*>(algo);
+  if (algo != nullptr && algos::musa_of(*algo, base, /*configured=*/false)) musa_algo = &base;
   const cublasStatus_t s = get_attribute(
       Fn::k_cublasLtMatmulAlgoCapGetAttribute, family<cublasLtMatmulAlgoCapAttributes_t>(kCapAttrs),
-      attr, buf, sizeInBytes, sizeWritten, [&](auto a, void* b, size_t n, size_t* w) {
-        return fn(convert<const mublasLtMatmulAlgo_t*>(algo), a, b, n, w);
-      });
+      attr, buf, sizeInBytes, sizeWritten,
+      [&](auto a, void* b, size_t n, size_t* w) { return fn(musa_algo, a, b, n, w); });
   // Every algorithm takes pointer-array batches through the shim's emulation (matmul.cc).
   if (s == CUBLAS_STATUS_SUCCESS && attr == CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT &&
       buf != nullptr && sizeInBytes == sizeof(int32_t)) {
@@ -810,29 +953,19 @@ cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t* alg
   return s;
 }
 
+// Configurations are the shim's records (algos.cc): recorded, read back, applied to muBLASLt's
+// algorithm as far as it takes them.
 cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t* algo,
                                                     cublasLtMatmulAlgoConfigAttributes_t attr,
                                                     const void* buf, size_t sizeInBytes) {
-  const auto fn = lt().mublasLtMatmulAlgoConfigSetAttribute;
-  if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatmulAlgoConfigSetAttribute);
-  return set_attribute(Fn::k_cublasLtMatmulAlgoConfigSetAttribute,
-                       family<cublasLtMatmulAlgoConfigAttributes_t>(kConfigAttrs), attr, buf,
-                       sizeInBytes, [&](auto a, const void* b, size_t n) {
-                         return fn(convert<mublasLtMatmulAlgo_t*>(algo), a, b, n);
-                       });
+  return algos::config_set(algo, attr, buf, sizeInBytes);
 }
 
 cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t* algo,
                                                     cublasLtMatmulAlgoConfigAttributes_t attr,
                                                     void* buf, size_t sizeInBytes,
                                                     size_t* sizeWritten) {
-  const auto fn = lt().mublasLtMatmulAlgoConfigGetAttribute;
-  if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatmulAlgoConfigGetAttribute);
-  return get_attribute(Fn::k_cublasLtMatmulAlgoConfigGetAttribute,
-                       family<cublasLtMatmulAlgoConfigAttributes_t>(kConfigAttrs), attr, buf,
-                       sizeInBytes, sizeWritten, [&](auto a, void* b, size_t n, size_t* w) {
-                         return fn(convert<const mublasLtMatmulAlgo_t*>(algo), a, b, n, w);
-                       });
+  return algos::config_get(algo, attr, buf, sizeInBytes, sizeWritten);
 }
 
 }  // namespace impl

@@ -644,6 +644,15 @@ cublasStatus_t cublasLtMatrixTransform(mublasLtHandle_t lightHandle,
                                        cublasLtMatrixLayout_t Adesc, const void* beta,
                                        const void* B, cublasLtMatrixLayout_t Bdesc, void* C,
                                        cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {
+  // FP4 layouts hold an FP8 stand-in in muBLASLt (block_scaled.cc): a transform would move bytes,
+  // not elements.
+  if (TORCHADA_UNLIKELY(layout_notes::any()) &&
+      (layout_notes::get(Adesc).fp4 || layout_notes::get(Bdesc).fp4 ||
+       layout_notes::get(Cdesc).fp4)) {
+    note_unsupported(Fn::k_cublasLtMatrixTransform,
+                     "cublasLtMatrixTransform of CUDA_R_4F_E2M1 matrices (MUSA has no FP4 type)");
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
   if (TORCHADA_UNLIKELY(layout_notes::any()) &&
       (layout_notes::get(Adesc).reordered() || layout_notes::get(Bdesc).reordered() ||
        layout_notes::get(Cdesc).reordered()))

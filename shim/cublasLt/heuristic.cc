@@ -35,15 +35,27 @@ cublasStatus_t invalid(Fn id, const char* what) {
   return CUBLAS_STATUS_INVALID_VALUE;
 }
 
+// The muBLASLt algorithm of a cuBLASLt one: a record's configured one (algos.cc), anything else
+// as it is.
+mublasLtMatmulAlgo_t musa_algo(const cublasLtMatmulAlgo_t& a, bool configured = true) {
+  mublasLtMatmulAlgo_t m{};
+  if (algos::musa_of(a, m, configured)) return m;
+  return Pair<cublasLtMatmulAlgo_t>::to_musa(a);
+}
+
 // The caller's algo goes in (CUBLASLT_SEARCH_LIMITED_BY_ALGO_ID reads results[0].algo).
 MusaResult to_musa(const CudaResult& c) {
   MusaResult m{};
-  m.algo = Pair<cublasLtMatmulAlgo_t>::to_musa(c.algo);
+  m.algo = musa_algo(c.algo);
   return m;
 }
 
-void copy_out(const MusaResult& m, CudaResult& c, bool with_algo) {
-  if (with_algo) c.algo = Pair<cublasLtMatmulAlgo_t>::to_cuda(m.algo);
+// A result's algorithm comes out as the shim's record (algos.cc) of muBLASLt's, with its id.
+cublasStatus_t copy_out(Fn id, const MusaResult& m, CudaResult& c, bool with_algo) {
+  if (with_algo) {
+    const cublasStatus_t s = algos::wrap(id, m.algo, 0, true, c.algo);
+    if (s != CUBLAS_STATUS_SUCCESS) return s;
+  }
   c.workspaceSize = m.workspaceSize;
   // Read as a number: a library may answer a status its header does not define.
   int state = 0;
@@ -52,6 +64,7 @@ void copy_out(const MusaResult& m, CudaResult& c, bool with_algo) {
       enum_to_cuda(Pair<cublasStatus_t>::kTable, state, int(CUBLAS_STATUS_INTERNAL_ERROR)));
   c.wavesCount = m.wavesCount;
   std::memcpy(c.reserved, m.reserved, sizeof(c.reserved));
+  return CUBLAS_STATUS_SUCCESS;
 }
 
 }  // namespace
@@ -89,7 +102,13 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
          convert<mublasLtMatrixLayout_t>(Cdesc), convert<mublasLtMatrixLayout_t>(Ddesc),
          convert<mublasLtMatmulPreference_t>(preference), n, results, &returned));
   if (returned < 0 || returned > n) returned = 0;  // never trust a count past the array
-  for (int i = 0; i < returned; ++i) copy_out(results[i], heuristicResultsArray[i], true);
+  for (int i = 0; i < returned; ++i) {
+    const cublasStatus_t c = copy_out(id, results[i], heuristicResultsArray[i], true);
+    if (c != CUBLAS_STATUS_SUCCESS) {
+      *returnAlgoCount = i;
+      return c;
+    }
+  }
   *returnAlgoCount = returned;
   if (s != CUBLAS_STATUS_SUCCESS) return CublasLtLib::fail(id, s);
   return s;
@@ -107,15 +126,25 @@ cublasStatus_t cublasLtMatmulAlgoCheck(mublasLtHandle_t lightHandle,
   if (algo == nullptr || result == nullptr) return invalid(id, "algo and result must not be NULL");
   // `algo` may point into `result`: both are read before anything is written back, and
   // result->algo is never written (cuBLASLt's contract).
-  const mublasLtMatmulAlgo_t musa_algo = Pair<cublasLtMatmulAlgo_t>::to_musa(*algo);
+  // A record is checked on its configured muBLASLt algorithm, and on the one it was made from
+  // should muBLASLt refuse that one for the problem (as cublasLtMatmul runs it).
+  const bool fallback = algos::configured_differs(*algo);
+  const mublasLtMatmulAlgo_t configured = musa_algo(*algo);
+  const mublasLtMatmulAlgo_t base = musa_algo(*algo, /*configured=*/false);
+  auto check = [&](const mublasLtMatmulAlgo_t& m, MusaResult& r) {
+    return CublasLtLib::status(
+        fn(lightHandle, convert<mublasLtMatmulDesc_t>(operationDesc),
+           convert<mublasLtMatrixLayout_t>(Adesc), convert<mublasLtMatrixLayout_t>(Bdesc),
+           convert<mublasLtMatrixLayout_t>(Cdesc), convert<mublasLtMatrixLayout_t>(Ddesc), &m, &r));
+  };
   MusaResult r = to_musa(*result);
-  const cublasStatus_t s = CublasLtLib::status(
-      fn(lightHandle, convert<mublasLtMatmulDesc_t>(operationDesc),
-         convert<mublasLtMatrixLayout_t>(Adesc), convert<mublasLtMatrixLayout_t>(Bdesc),
-         convert<mublasLtMatrixLayout_t>(Cdesc), convert<mublasLtMatrixLayout_t>(Ddesc), &musa_algo,
-         &r));
+  cublasStatus_t s = check(configured, r);
+  if (s != CUBLAS_STATUS_SUCCESS && s != CUBLAS_STATUS_NOT_INITIALIZED && fallback) {
+    r = to_musa(*result);
+    s = check(base, r);
+  }
   if (s != CUBLAS_STATUS_SUCCESS) return CublasLtLib::fail(id, s);
-  copy_out(r, *result, false);
+  copy_out(id, r, *result, false);
   return s;
 }
 

@@ -39,7 +39,7 @@ bool update(const void* layout, Change change) {
   int i = find_locked(layout);
   Note n = i >= 0 ? g_notes[i] : Note{};
   change(n);
-  const bool empty = !n.pointer_array && !n.reordered();
+  const bool empty = !n.pointer_array && !n.reordered() && !n.fp4;
   if (i < 0) {
     if (empty) return true;
     if (g_used == kCapacity) return false;
@@ -71,6 +71,10 @@ bool set_pointer_array(const void* layout, bool on) {
 
 bool set_imma_order(const void* layout, int32_t order) {
   return update(layout, [order](Note& n) { n.imma_order = order; });
+}
+
+bool set_fp4(const void* layout, bool on) {
+  return update(layout, [on](Note& n) { n.fp4 = on; });
 }
 
 bool set_plane_offset(const void* layout, int64_t bytes) {

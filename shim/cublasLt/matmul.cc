@@ -14,7 +14,9 @@
 //   per-batch scales).
 // - cublasLtMatmulAlgoInit with an algorithm id muBLASLt does not know: the id is a hint (every
 //   algorithm computes the same product), so muBLASLt's default one for the types (the first id
-//   mublasLtMatmulAlgoGetIds answers) stands in, logged once at info level.
+//   mublasLtMatmulAlgoGetIds answers) stands in, logged once at info level. The caller's algo is
+//   the shim's record of muBLASLt's (algos.cc), reporting the caller's id; cublasLtMatmul runs a
+//   record on its configured muBLASLt algorithm.
 //
 // Creating, initialising or destroying a layout forgets whatever was recorded for its address.
 // Compiled once per CUDA ABI.
@@ -274,6 +276,33 @@ cublasStatus_t cublasLtMatmul(mublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
                               const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
                               cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo,
                               void* workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
+  // A record (algos.cc) runs on its configured muBLASLt algorithm, which travels in a
+  // cublasLtMatmulAlgo_t (the same 64 bytes: the generated pair copies them to muBLASLt's).
+  const cublasLtMatmulAlgo_t* const original = algo;
+  cublasLtMatmulAlgo_t run;
+  if (algo != nullptr) {
+    mublasLtMatmulAlgo_t m{};
+    if (algos::musa_of(*algo, m)) {
+      run = bit_copy<cublasLtMatmulAlgo_t>(m);
+      algo = &run;
+    }
+  }
+  // 128-element and 128 x 128 block scaling and D's output scales, which muBLASLt lacks
+  // (block_scaled.cc).
+  const desc_notes::Note dn = desc_notes::get(computeDesc);
+  if (TORCHADA_UNLIKELY(
+          dn.nvfp4() ||
+          (layout_notes::any() && (layout_notes::get(Adesc).fp4 || layout_notes::get(Bdesc).fp4 ||
+                                   layout_notes::get(Cdesc).fp4 || layout_notes::get(Ddesc).fp4))))
+    return block_scaled::nvfp4_matmul(lightHandle, computeDesc, dn, alpha, A, Adesc, B, Bdesc, beta,
+                                      C, Cdesc, D, Ddesc, workspace, workspaceSizeInBytes, stream);
+  if (TORCHADA_UNLIKELY(dn.blockwise()))
+    return block_scaled::blockwise_matmul(lightHandle, computeDesc, dn, alpha, A, Adesc, B, Bdesc,
+                                          beta, C, Cdesc, D, Ddesc, workspace, workspaceSizeInBytes,
+                                          stream);
+  if (TORCHADA_UNLIKELY(dn.d_out_mode >= 0))
+    return block_scaled::matmul(lightHandle, computeDesc, dn, alpha, A, Adesc, B, Bdesc, beta, C,
+                                Cdesc, D, Ddesc, workspace, workspaceSizeInBytes, stream);
   if (TORCHADA_UNLIKELY(layout_notes::any())) {
     const layout_notes::Note n[4] = {layout_notes::get(Adesc), layout_notes::get(Bdesc),
                                      layout_notes::get(Cdesc), layout_notes::get(Ddesc)};
@@ -284,9 +313,22 @@ cublasStatus_t cublasLtMatmul(mublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
       return emulated_layouts::matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C,
                                       Cdesc, D, Ddesc, workspace, workspaceSizeInBytes, stream);
   }
-  return lib_call<CublasLtLib>(Fn::k_cublasLtMatmul, lt().mublasLtMatmul, lightHandle, computeDesc,
-                               alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace,
-                               workspaceSizeInBytes, stream);
+  cublasStatus_t s = lib_call<CublasLtLib>(Fn::k_cublasLtMatmul, lt().mublasLtMatmul, lightHandle,
+                                           computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc,
+                                           D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+  // muBLASLt refused the configured algorithm for this problem: the one the record was made from
+  // (the same product).
+  if (s != CUBLAS_STATUS_SUCCESS && s != CUBLAS_STATUS_NOT_INITIALIZED && algo != nullptr &&
+      algo != original && algos::configured_differs(*original)) {
+    mublasLtMatmulAlgo_t base{};
+    algos::musa_of(*original, base, /*configured=*/false);
+    run = bit_copy<cublasLtMatmulAlgo_t>(base);
+    const cublasLtMatmulAlgo_t* const fallback = &run;
+    s = lib_call<CublasLtLib>(Fn::k_cublasLtMatmul, lt().mublasLtMatmul, lightHandle, computeDesc,
+                              alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, fallback,
+                              workspace, workspaceSizeInBytes, stream);
+  }
+  return s;
 }
 
 cublasStatus_t cublasLtMatmulAlgoInit(mublasLtHandle_t lightHandle, cublasComputeType_t computeType,
@@ -304,11 +346,13 @@ cublasStatus_t cublasLtMatmulAlgoInit(mublasLtHandle_t lightHandle, cublasComput
   const auto st = convert<musaDataType_t>(scaleType);
   const auto at = convert<musaDataType_t>(Atype), bt = convert<musaDataType_t>(Btype);
   const auto cty = convert<musaDataType_t>(Ctype), dt = convert<musaDataType_t>(Dtype);
-  const auto out = convert<mublasLtMatmulAlgo_t*>(algo);
+  if (algo == nullptr) return invalid(id, "algo is NULL");
+  // The caller's algo becomes the shim's record of muBLASLt's (algos.cc), reporting algoId.
+  mublasLtMatmulAlgo_t musa{};
   const cublasStatus_t s =
-      CublasLtLib::status(init(lightHandle, ct, st, at, bt, cty, dt, algoId, out));
-  if (s == CUBLAS_STATUS_SUCCESS) return s;
-  if (algo == nullptr || s == CUBLAS_STATUS_NOT_INITIALIZED) return CublasLtLib::fail(id, s);
+      CublasLtLib::status(init(lightHandle, ct, st, at, bt, cty, dt, algoId, &musa));
+  if (s == CUBLAS_STATUS_SUCCESS) return algos::wrap(id, musa, algoId, false, *algo);
+  if (s == CUBLAS_STATUS_NOT_INITIALIZED) return CublasLtLib::fail(id, s);
   // muBLASLt refused the id: its default algorithm for these types, when it has one and it is
   // another id (else the refusal stands).
   const auto get_ids = lt().mublasLtMatmulAlgoGetIds;
@@ -317,7 +361,7 @@ cublasStatus_t cublasLtMatmulAlgoInit(mublasLtHandle_t lightHandle, cublasComput
       get_ids(lightHandle, ct, st, at, bt, cty, dt, 1, &fallback, &count) ==
           MUBLAS_STATUS_SUCCESS &&
       count >= 1 && fallback != algoId &&
-      init(lightHandle, ct, st, at, bt, cty, dt, fallback, out) == MUBLAS_STATUS_SUCCESS) {
+      init(lightHandle, ct, st, at, bt, cty, dt, fallback, &musa) == MUBLAS_STATUS_SUCCESS) {
     static std::atomic<bool> logged{false};
     if (!logged.exchange(true, std::memory_order_relaxed))
       TORCHADA_LOG(kInfo,
@@ -325,13 +369,29 @@ cublasStatus_t cublasLtMatmulAlgoInit(mublasLtHandle_t lightHandle, cublasComput
                    "default algorithm %d stands in (an algorithm id is a hint: the product is the "
                    "same) (logged once)",
                    algoId, fallback);
-    return CUBLAS_STATUS_SUCCESS;
+    return algos::wrap(id, musa, algoId, false, *algo);
   }
   return CublasLtLib::fail(id, s, "no algorithm for these types");
 }
 
 cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* matLayout, cudaDataType type,
                                           uint64_t rows, uint64_t cols, int64_t ld) {
+  // NVFP4's elements, which MUSA lacks: an FP8 stand-in of the same shape, noted.
+  if (type == CUDA_R_4F_E2M1 && matLayout != nullptr) {
+    const cublasStatus_t s =
+        lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutCreate, lt().mublasLtMatrixLayoutCreate,
+                              matLayout, CUDA_R_8F_E4M3, rows, cols, ld);
+    if (s != CUBLAS_STATUS_SUCCESS) return s;
+    layout_notes::forget(*matLayout);
+    if (!layout_notes::set_fp4(*matLayout, true)) {
+      lt().mublasLtMatrixLayoutDestroy(convert<mublasLtMatrixLayout_t>(*matLayout));
+      *matLayout = nullptr;
+      note_unsupported(Fn::k_cublasLtMatrixLayoutCreate,
+                       "more CUDA_R_4F_E2M1 layouts at once than the shim records");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    return s;
+  }
   const cublasStatus_t s =
       lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutCreate, lt().mublasLtMatrixLayoutCreate,
                             matLayout, type, rows, cols, ld);
@@ -343,6 +403,17 @@ cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayou
                                                  cudaDataType type, uint64_t rows, uint64_t cols,
                                                  int64_t ld) {
   layout_notes::forget(matLayout);
+  if (type == CUDA_R_4F_E2M1) {
+    const cublasStatus_t s = lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutInit_internal,
+                                                   lt().mublasLtMatrixLayoutInit_internal,
+                                                   matLayout, size, CUDA_R_8F_E4M3, rows, cols, ld);
+    if (s == CUBLAS_STATUS_SUCCESS && !layout_notes::set_fp4(matLayout, true)) {
+      note_unsupported(Fn::k_cublasLtMatrixLayoutInit_internal,
+                       "more CUDA_R_4F_E2M1 layouts at once than the shim records");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    return s;
+  }
   return lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutInit_internal,
                                lt().mublasLtMatrixLayoutInit_internal, matLayout, size, type, rows,
                                cols, ld);

@@ -11787,10 +11787,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetMathMode ? ta::nvidia().p_cublasGetMathMode(handle, mode) : L::missing(Fn::k_cublasGetMathMode);
-  ta::EnumOut<cublasMath_t> m_mode(mode);
-  const cublasStatus_t r = ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kInsideCall>("mublasGetMathMode", Fn::k_cublasGetMathMode, be.table.mublasGetMathMode, handle, m_mode.arg());
-  m_mode.finish(r == L::kSuccess);
-  return r;
+  return ta::impl::cublasGetMathMode(handle, mode);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetMathMode(cublasHandle_t handle, cublasMath_t * mode) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetMathMode<false, false>(handle, mode);
@@ -14790,7 +14787,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetMathMode ? ta::nvidia().p_cublasSetMathMode(handle, mode) : L::missing(Fn::k_cublasSetMathMode);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasSetMathMode", Fn::k_cublasSetMathMode, be.table.mublasSetMathMode, handle, mode);
+  return ta::impl::cublasSetMathMode(handle, mode);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetMathMode<false, false>(handle, mode);

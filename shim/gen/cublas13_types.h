@@ -230,29 +230,6 @@ template <> struct Pair<cublasAtomicsMode_t> {
   static cublasAtomicsMode_t to_cuda(Musa v) { return static_cast<cublasAtomicsMode_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
-#ifndef TORCHADA_PAIR_cublasMath_t
-#define TORCHADA_PAIR_cublasMath_t
-template <> struct Pair<cublasMath_t> {
-  using Musa = mublasMath_t;
-  static constexpr EnumEntry kTable[] = {
-      {CUBLAS_DEFAULT_MATH, MUBLAS_DEFAULT_MATH},
-      {CUBLAS_TENSOR_OP_MATH, MUBLAS_TENSOR_OP_MATH},
-      {CUBLAS_PEDANTIC_MATH, MUBLAS_PEDANTIC_MATH},
-      {CUBLAS_TF32_TENSOR_OP_MATH, MUBLAS_TF32_TENSOR_OP_MATH},
-      {CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, MUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION},
-  };
-  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
-  static constexpr bool kIdentical =
-      false && sizeof(cublasMath_t) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
-  // Every enumerator of each side's header (for the translation tests).
-  static constexpr int kCudaValues[] = {CUBLAS_DEFAULT_MATH, CUBLAS_TENSOR_OP_MATH, CUBLAS_PEDANTIC_MATH, CUBLAS_TF32_TENSOR_OP_MATH, CUBLAS_FP32_EMULATED_BF16X9_MATH, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION};
-  static constexpr int kMusaValues[] = {MUBLAS_DEFAULT_MATH, MUBLAS_TENSOR_OP_MATH, MUBLAS_PEDANTIC_MATH, MUBLAS_TF32_TENSOR_OP_MATH, MUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION};
-  static bool valid(cublasMath_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
-  static Musa to_musa(cublasMath_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
-  static cublasMath_t to_cuda(Musa v) { return static_cast<cublasMath_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
-};
-#endif
 #ifndef TORCHADA_PAIR_cudaStream_t
 #define TORCHADA_PAIR_cudaStream_t
 template <> struct Pair<cudaStream_t> {
@@ -307,10 +284,12 @@ template <> struct Pair<cublasComputeType_t> {
       {CUBLAS_COMPUTE_64F_PEDANTIC, MUBLAS_COMPUTE_64F_PEDANTIC},
       {CUBLAS_COMPUTE_32I, MUBLAS_COMPUTE_32I},
       {CUBLAS_COMPUTE_32I_PEDANTIC, MUBLAS_COMPUTE_32I_PEDANTIC},
+      {CUBLAS_COMPUTE_32F_EMULATED_16BFX9, MUBLAS_COMPUTE_32F},
+      {CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, MUBLAS_COMPUTE_64F},
   };
   // Identical: every CUDA enumerator has its MUSA namesake with the same value.
   static constexpr bool kIdentical =
-      false && sizeof(cublasComputeType_t) == sizeof(Musa) && enum_table_is_identity(kTable);
+      true && sizeof(cublasComputeType_t) == sizeof(Musa) && enum_table_is_identity(kTable);
   static constexpr bool kChecked = !kIdentical;  // unknown values are refused
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLAS_COMPUTE_16F, CUBLAS_COMPUTE_16F_PEDANTIC, CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_COMPUTE_32F_FAST_16F, CUBLAS_COMPUTE_32F_FAST_16BF, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_COMPUTE_32F_EMULATED_16BFX9, CUBLAS_COMPUTE_64F, CUBLAS_COMPUTE_64F_PEDANTIC, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, CUBLAS_COMPUTE_32I, CUBLAS_COMPUTE_32I_PEDANTIC};
@@ -386,11 +365,34 @@ template <> struct Pair<cublasGemmAlgo_t> {
 // cudaEmulationSpecialValuesSupport_t: no MUSA counterpart (musaEmulationSpecialValuesSupport_t); calls taking it are hand-written.
 // cublasEmulationStrategy_t: no MUSA counterpart (mublasEmulationStrategy_t); calls taking it are hand-written.
 // cudaEmulationMantissaControl_t: no MUSA counterpart (musaEmulationMantissaControl_t); calls taking it are hand-written.
+#ifndef TORCHADA_PAIR_cublasMath_t
+#define TORCHADA_PAIR_cublasMath_t
+template <> struct Pair<cublasMath_t> {
+  using Musa = mublasMath_t;
+  static constexpr EnumEntry kTable[] = {
+      {CUBLAS_DEFAULT_MATH, MUBLAS_DEFAULT_MATH},
+      {CUBLAS_TENSOR_OP_MATH, MUBLAS_TENSOR_OP_MATH},
+      {CUBLAS_PEDANTIC_MATH, MUBLAS_PEDANTIC_MATH},
+      {CUBLAS_TF32_TENSOR_OP_MATH, MUBLAS_TF32_TENSOR_OP_MATH},
+      {CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, MUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION},
+  };
+  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
+  static constexpr bool kIdentical =
+      false && sizeof(cublasMath_t) == sizeof(Musa) && enum_table_is_identity(kTable);
+  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {CUBLAS_DEFAULT_MATH, CUBLAS_TENSOR_OP_MATH, CUBLAS_PEDANTIC_MATH, CUBLAS_TF32_TENSOR_OP_MATH, CUBLAS_FP32_EMULATED_BF16X9_MATH, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION};
+  static constexpr int kMusaValues[] = {MUBLAS_DEFAULT_MATH, MUBLAS_TENSOR_OP_MATH, MUBLAS_PEDANTIC_MATH, MUBLAS_TF32_TENSOR_OP_MATH, MUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION};
+  static bool valid(cublasMath_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cublasMath_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cublasMath_t to_cuda(Musa v) { return static_cast<cublasMath_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
+};
+#endif
 // cublasXtPinnedMemMode_t: no MUSA counterpart (mublasXtPinnedMemMode_t); calls taking it are hand-written.
 // cublasXtBlasOp_t: no MUSA counterpart (mublasXtBlasOp_t); calls taking it are hand-written.
 // cublasXtOpType_t: no MUSA counterpart (mublasXtOpType_t); calls taking it are hand-written.
 // The enum pairs above, for tests: X(type).
-#define TORCHADA_CUBLAS_ENUM_PAIRS(X) X(cudaDataType_t) X(cublasStatus_t) X(cublasSideMode_t) X(cublasOperation_t) X(cublasFillMode_t) X(cublasDiagType_t) X(cublasAtomicsMode_t) X(cublasMath_t) X(cublasPointerMode_t) X(cublasComputeType_t) X(cublasGemmAlgo_t)
+#define TORCHADA_CUBLAS_ENUM_PAIRS(X) X(cudaDataType_t) X(cublasStatus_t) X(cublasSideMode_t) X(cublasOperation_t) X(cublasFillMode_t) X(cublasDiagType_t) X(cublasAtomicsMode_t) X(cublasPointerMode_t) X(cublasComputeType_t) X(cublasGemmAlgo_t) X(cublasMath_t)
 
 }  // namespace TORCHADA_ABI_NS
 }  // namespace torchada

@@ -2164,7 +2164,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescCreate ? ta::nvidia().p_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType) : L::missing(Fn::k_cublasLtMatmulDescCreate);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulDescCreate", Fn::k_cublasLtMatmulDescCreate, be.table.mublasLtMatmulDescCreate, matmulDesc, computeType, scaleType);
+  return ta::impl::cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t * matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescCreate<false, false>(matmulDesc, computeType, scaleType);
@@ -2190,7 +2190,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescDestroy ? ta::nvidia().p_cublasLtMatmulDescDestroy(matmulDesc) : L::missing(Fn::k_cublasLtMatmulDescDestroy);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulDescDestroy", Fn::k_cublasLtMatmulDescDestroy, be.table.mublasLtMatmulDescDestroy, matmulDesc);
+  return ta::impl::cublasLtMatmulDescDestroy(matmulDesc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescDestroy<false, false>(matmulDesc);
@@ -2242,7 +2242,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescInit_internal ? ta::nvidia().p_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType) : L::missing(Fn::k_cublasLtMatmulDescInit_internal);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulDescInit_internal", Fn::k_cublasLtMatmulDescInit_internal, be.table.mublasLtMatmulDescInit_internal, matmulDesc, size, computeType, scaleType);
+  return ta::impl::cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescInit_internal<false, false>(matmulDesc, size, computeType, scaleType);

@@ -1107,8 +1107,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescCreate ? ta::nvidia().p_cublasLtEmulationDescCreate(emulationDesc) : L::missing(Fn::k_cublasLtEmulationDescCreate);
-  ta::zero_out(emulationDesc);
-  return L::unsupported(Fn::k_cublasLtEmulationDescCreate);
+  return ta::impl::cublasLtEmulationDescCreate(emulationDesc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t * emulationDesc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtEmulationDescCreate<false, false>(emulationDesc);
@@ -1131,7 +1130,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescDestroy ? ta::nvidia().p_cublasLtEmulationDescDestroy(emulationDesc) : L::missing(Fn::k_cublasLtEmulationDescDestroy);
-  return L::unsupported(Fn::k_cublasLtEmulationDescDestroy);
+  return ta::impl::cublasLtEmulationDescDestroy(emulationDesc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtEmulationDescDestroy<false, false>(emulationDesc);
@@ -1154,7 +1153,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescGetAttribute ? ta::nvidia().p_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtEmulationDescGetAttribute);
-  return L::unsupported(Fn::k_cublasLtEmulationDescGetAttribute);
+  return ta::impl::cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtEmulationDescGetAttribute<false, false>(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
@@ -1181,7 +1180,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescInit_internal ? ta::nvidia().p_cublasLtEmulationDescInit_internal(emulationDesc, size) : L::missing(Fn::k_cublasLtEmulationDescInit_internal);
-  return L::unsupported(Fn::k_cublasLtEmulationDescInit_internal);
+  return ta::impl::cublasLtEmulationDescInit_internal(emulationDesc, size);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtEmulationDescInit_internal<false, false>(emulationDesc, size);
@@ -1205,7 +1204,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescSetAttribute ? ta::nvidia().p_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtEmulationDescSetAttribute);
-  return L::unsupported(Fn::k_cublasLtEmulationDescSetAttribute);
+  return ta::impl::cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtEmulationDescSetAttribute<false, false>(emulationDesc, attr, buf, sizeInBytes);
@@ -2364,7 +2363,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescCreate ? ta::nvidia().p_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType) : L::missing(Fn::k_cublasLtMatmulDescCreate);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulDescCreate", Fn::k_cublasLtMatmulDescCreate, be.table.mublasLtMatmulDescCreate, matmulDesc, computeType, scaleType);
+  return ta::impl::cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t * matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescCreate<false, false>(matmulDesc, computeType, scaleType);
@@ -2389,7 +2388,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescDestroy ? ta::nvidia().p_cublasLtMatmulDescDestroy(matmulDesc) : L::missing(Fn::k_cublasLtMatmulDescDestroy);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulDescDestroy", Fn::k_cublasLtMatmulDescDestroy, be.table.mublasLtMatmulDescDestroy, matmulDesc);
+  return ta::impl::cublasLtMatmulDescDestroy(matmulDesc);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescDestroy<false, false>(matmulDesc);
@@ -2439,7 +2438,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescInit_internal ? ta::nvidia().p_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType) : L::missing(Fn::k_cublasLtMatmulDescInit_internal);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mublasLtMatmulDescInit_internal", Fn::k_cublasLtMatmulDescInit_internal, be.table.mublasLtMatmulDescInit_internal, matmulDesc, size, computeType, scaleType);
+  return ta::impl::cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescInit_internal<false, false>(matmulDesc, size, computeType, scaleType);

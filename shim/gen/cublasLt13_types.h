@@ -73,10 +73,12 @@ template <> struct Pair<cublasComputeType_t> {
       {CUBLAS_COMPUTE_64F_PEDANTIC, MUBLAS_COMPUTE_64F_PEDANTIC},
       {CUBLAS_COMPUTE_32I, MUBLAS_COMPUTE_32I},
       {CUBLAS_COMPUTE_32I_PEDANTIC, MUBLAS_COMPUTE_32I_PEDANTIC},
+      {CUBLAS_COMPUTE_32F_EMULATED_16BFX9, MUBLAS_COMPUTE_32F},
+      {CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, MUBLAS_COMPUTE_64F},
   };
   // Identical: every CUDA enumerator has its MUSA namesake with the same value.
   static constexpr bool kIdentical =
-      false && sizeof(cublasComputeType_t) == sizeof(Musa) && enum_table_is_identity(kTable);
+      true && sizeof(cublasComputeType_t) == sizeof(Musa) && enum_table_is_identity(kTable);
   static constexpr bool kChecked = !kIdentical;  // unknown values are refused
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLAS_COMPUTE_16F, CUBLAS_COMPUTE_16F_PEDANTIC, CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_COMPUTE_32F_FAST_16F, CUBLAS_COMPUTE_32F_FAST_16BF, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_COMPUTE_32F_EMULATED_16BFX9, CUBLAS_COMPUTE_64F, CUBLAS_COMPUTE_64F_PEDANTIC, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, CUBLAS_COMPUTE_32I, CUBLAS_COMPUTE_32I_PEDANTIC};
@@ -124,15 +126,6 @@ template <> struct Pair<cudaDataType_t> {
   static cudaDataType_t to_cuda(Musa v) { return static_cast<cudaDataType_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
-#ifndef TORCHADA_PAIR_cublasLtMatmulDesc_t
-#define TORCHADA_PAIR_cublasLtMatmulDesc_t
-template <> struct Pair<cublasLtMatmulDesc_t> {
-  using Musa = mublasLtMatmulDesc_t;
-  static constexpr bool kIdentical = sizeof(cublasLtMatmulDesc_t) == sizeof(mublasLtMatmulDesc_t);
-  static Musa to_musa(cublasLtMatmulDesc_t v) { return reinterpret_cast<Musa>(v); }
-  static cublasLtMatmulDesc_t to_cuda(Musa v) { return reinterpret_cast<cublasLtMatmulDesc_t>(v); }
-};
-#endif
 #ifndef TORCHADA_PAIR_cublasLtMatmulPreference_t
 #define TORCHADA_PAIR_cublasLtMatmulPreference_t
 template <> struct Pair<cublasLtMatmulPreference_t> {
@@ -149,6 +142,16 @@ template <> struct Pair<cublasLtMatrixTransformDesc_t> {
   static constexpr bool kIdentical = sizeof(cublasLtMatrixTransformDesc_t) == sizeof(mublasLtMatrixTransformDesc_t);
   static Musa to_musa(cublasLtMatrixTransformDesc_t v) { return reinterpret_cast<Musa>(v); }
   static cublasLtMatrixTransformDesc_t to_cuda(Musa v) { return reinterpret_cast<cublasLtMatrixTransformDesc_t>(v); }
+};
+#endif
+// cublasLtEmulationDescAttributes_t: no MUSA counterpart (mublasLtEmulationDescAttributes_t); calls taking it are hand-written.
+#ifndef TORCHADA_PAIR_cublasLtMatmulDesc_t
+#define TORCHADA_PAIR_cublasLtMatmulDesc_t
+template <> struct Pair<cublasLtMatmulDesc_t> {
+  using Musa = mublasLtMatmulDesc_t;
+  static constexpr bool kIdentical = sizeof(cublasLtMatmulDesc_t) == sizeof(mublasLtMatmulDesc_t);
+  static Musa to_musa(cublasLtMatmulDesc_t v) { return reinterpret_cast<Musa>(v); }
+  static cublasLtMatmulDesc_t to_cuda(Musa v) { return reinterpret_cast<cublasLtMatmulDesc_t>(v); }
 };
 #endif
 #ifndef TORCHADA_PAIR_cublasLtMatrixLayout_t
@@ -552,7 +555,6 @@ template <> struct Pair<cublasLtBatchMode_t> {
 };
 #endif
 // cublasLtIntegerWidth_t: no MUSA counterpart (mublasLtIntegerWidth_t); calls taking it are hand-written.
-// cublasLtEmulationDescAttributes_t: no MUSA counterpart (mublasLtEmulationDescAttributes_t); calls taking it are hand-written.
 #ifndef TORCHADA_PAIR_cublasLtReductionScheme_t
 #define TORCHADA_PAIR_cublasLtReductionScheme_t
 template <> struct Pair<cublasLtReductionScheme_t> {

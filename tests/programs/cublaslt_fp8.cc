@@ -7,7 +7,7 @@
 // library's tables and bit arithmetic): the inputs are multiples of 1/8 small enough that every sum
 // is exact in fp32, so the only rounding is D's. Also: the heuristic offers an algorithm for FP8,
 // FAST_ACCUM is accepted, MXFP8 block factors (VEC32_UE8M0) apply per 32 K elements, E5M2 x E5M2 is
-// refused as cuBLASLt refuses it, and NVFP4's scale mode (VEC16_UE4M3) is refused as unsupported.
+// refused as cuBLASLt refuses it, and NVFP4's scale mode (VEC16_UE4M3) is taken on the descriptor.
 // Under the shim it runs on the simulator's muBLASLt; it runs natively on NVIDIA GPUs too (checked
 // on an H100), where MXFP8 needs compute capability 10.0 and NVFP4's mode is taken on the
 // descriptor.
@@ -392,8 +392,8 @@ void run(cublasLtHandle_t handle, cudaStream_t stream, const Case& c) {
   for (void* p : allocations) CUDA_CHECK(cudaFree(p));
 }
 
-// Refusals: E5M2 x E5M2 (cuBLASLt has no such kernel) and a block-scaled mode muBLASLt lacks
-// (VEC16_UE4M3, NVFP4's).
+// Refusals: E5M2 x E5M2 (cuBLASLt has no such kernel); NVFP4's scale mode (VEC16_UE4M3) taken on
+// the descriptor.
 void refusals(cublasLtHandle_t handle) {
   std::printf("refusals\n");
   cublasLtMatmulDesc_t desc = nullptr;
@@ -414,22 +414,16 @@ void refusals(cublasLtHandle_t handle) {
   // No algorithm: torchada's count is 0, NVIDIA's cuBLASLt leaves it as it was (-1 here).
   EXPECT_TRUE_MSG(s == CUBLAS_STATUS_NOT_SUPPORTED && returned <= 0,
                   "E5M2 x E5M2: CUBLAS_STATUS_NOT_SUPPORTED, no algorithm");
-  // NVFP4's mode: torchada refuses it when it is set (muBLASLt has no such scaling); NVIDIA's
-  // cuBLASLt takes the attribute and decides per call and device.
-  const char* nvfp4 = "CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3: CUBLAS_STATUS_NOT_SUPPORTED";
-  if (check::NvidiaDevice()) {
-    check::Skip(nvfp4, "NVIDIA's cuBLASLt accepts the mode on the descriptor");
-  } else {
-    const int32_t nv = CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
-    EXPECT_TRUE_MSG(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &nv,
-                                                   sizeof(nv)) == CUBLAS_STATUS_NOT_SUPPORTED,
-                    nvfp4);
-    int32_t mode = -1;
-    LT_CHECK(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode,
-                                            sizeof(mode), nullptr));
-    EXPECT_TRUE_MSG(mode == CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F,
-                    "the refused mode left the default scale mode in place");
-  }
+  // NVFP4's mode is taken on the descriptor and read back as set (as NVIDIA's cuBLASLt does; the
+  // NVFP4 matmuls themselves are cublaslt_nvfp4's).
+  const int32_t nv = CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
+  LT_CHECK(
+      cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &nv, sizeof(nv)));
+  int32_t mode = -1;
+  LT_CHECK(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode,
+                                          sizeof(mode), nullptr));
+  EXPECT_TRUE_MSG(mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3,
+                  "CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3 reads back as set");
   for (cublasLtMatrixLayout_t l : {la, lb, lc}) LT_CHECK(cublasLtMatrixLayoutDestroy(l));
   LT_CHECK(cublasLtMatmulPreferenceDestroy(pref));
   LT_CHECK(cublasLtMatmulDescDestroy(desc));

@@ -24,6 +24,7 @@
 #include <functional>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abi/library.h"  // enum_known, used by the generated pairs
@@ -316,8 +317,8 @@ void check_values(const Family& f, const EnumAttr& a) {
     put(buf, a.size, v);
     size_t written = 0;
     // Values the shim emulates: muBLASLt's layout holds a stand-in, the shim answers the value.
-    // Pointer-array batches (strided in muBLASLt, shim/cublasLt/matmul.cc) and the IMMA orders
-    // (column-major in muBLASLt, shim/cublasLt/emulated_layouts.cc).
+    // Pointer-array batches (strided in muBLASLt, shim/cublasLt/matmul.cc), the IMMA orders
+    // (column-major in muBLASLt, shim/cublasLt/emulated_layouts.cc) and CUDA_R_4F_E2M1.
     int stand_in = -1;
     if (std::strcmp(a.name, "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE") == 0 &&
         v == CUBLASLT_BATCH_MODE_POINTER_ARRAY)
@@ -326,6 +327,9 @@ void check_values(const Family& f, const EnumAttr& a) {
         (v == CUBLASLT_ORDER_COL32 || v == CUBLASLT_ORDER_COL4_4R2_8C ||
          v == CUBLASLT_ORDER_COL32_2R_4R4))
       stand_in = MUBLASLT_ORDER_COL;
+    // NVFP4's elements (an FP8 stand-in in muBLASLt, shim/cublasLt/block_scaled.cc).
+    if (std::strcmp(a.name, "CUBLASLT_MATRIX_LAYOUT_TYPE") == 0 && v == CUDA_R_4F_E2M1)
+      stand_in = MUSA_R_8F_E4M3;
     if (stand_in >= 0) {
       ++translated;
       EXPECT_EQ(f.shim_set(obj, a.cuda_attr, buf, a.size), CUBLAS_STATUS_SUCCESS);
@@ -363,6 +367,11 @@ void check_values(const Family& f, const EnumAttr& a) {
             break;
           }
         }
+        // An emulated compute type reads back as set (the shim notes it: emulation.cc).
+        if (std::strcmp(a.name, "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE") == 0 &&
+            (v == CUBLAS_COMPUTE_32F_EMULATED_16BFX9 ||
+             v == CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT))
+          first = v;
         std::memset(out, 0xff, sizeof(out));
         EXPECT_EQ(f.shim_get(obj, a.cuda_attr, out, a.size, &written), CUBLAS_STATUS_SUCCESS);
         EXPECT_EQ(take(out, a.size), first);
@@ -396,10 +405,12 @@ const std::vector<Mapping> kOps = {BLAS(OP_N), BLAS(OP_T), BLAS(OP_C),
 const std::vector<Mapping> kFill = {BLAS(FILL_MODE_LOWER), BLAS(FILL_MODE_UPPER),
                                     BLAS(FILL_MODE_FULL)};
 const std::vector<Mapping> kCompute = {
-    BLAS(COMPUTE_16F),           BLAS(COMPUTE_16F_PEDANTIC), BLAS(COMPUTE_32F),
-    BLAS(COMPUTE_32F_PEDANTIC),  BLAS(COMPUTE_32F_FAST_16F), BLAS(COMPUTE_32F_FAST_16BF),
-    BLAS(COMPUTE_32F_FAST_TF32), BLAS(COMPUTE_64F),          BLAS(COMPUTE_64F_PEDANTIC),
-    BLAS(COMPUTE_32I),           BLAS(COMPUTE_32I_PEDANTIC)};
+    BLAS(COMPUTE_16F), BLAS(COMPUTE_16F_PEDANTIC), BLAS(COMPUTE_32F), BLAS(COMPUTE_32F_PEDANTIC),
+    BLAS(COMPUTE_32F_FAST_16F), BLAS(COMPUTE_32F_FAST_16BF), BLAS(COMPUTE_32F_FAST_TF32),
+    BLAS(COMPUTE_64F), BLAS(COMPUTE_64F_PEDANTIC), BLAS(COMPUTE_32I), BLAS(COMPUTE_32I_PEDANTIC),
+    // CUDA 13's emulated types compute natively (symbols/enum_map.txt).
+    CUDA_MUSA(CUBLAS_COMPUTE_32F_EMULATED_16BFX9, MUBLAS_COMPUTE_32F),
+    CUDA_MUSA(CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, MUBLAS_COMPUTE_64F)};
 const std::vector<Mapping> kTypes = {TYPE(R_16F), TYPE(C_16F), TYPE(R_16BF),    TYPE(C_16BF),
                                      TYPE(R_32F), TYPE(C_32F), TYPE(R_64F),     TYPE(C_64F),
                                      TYPE(R_8I),  TYPE(C_8I),  TYPE(R_8U),      TYPE(C_8U),
@@ -650,35 +661,6 @@ TEST_F(Lt, EveryLayoutPreferenceTransformEnumValue) {
           values_of<cublasOperation_t>(), kOps});
 }
 
-TEST_F(Lt, EveryAlgoConfigEnumValue) {
-  const Family f = config_family(handle_);
-  check_values(f, {ATTR(CUBLASLT_ALGO_CONFIG_TILE_ID, MUBLASLT_ALGO_CONFIG_TILE_ID),
-                   4,
-                   values_of<cublasLtMatmulTile_t>(),
-                   {LT(MATMUL_TILE_UNDEFINED)}});
-  check_values(f, {ATTR(CUBLASLT_ALGO_CONFIG_STAGES_ID, MUBLASLT_ALGO_CONFIG_STAGES_ID),
-                   4,
-                   values_of<cublasLtMatmulStages_t>(),
-                   {LT(MATMUL_STAGES_UNDEFINED)}});
-  check_values(f, {ATTR(CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, MUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID),
-                   2,
-                   values_of<cublasLtMatmulInnerShape_t>(),
-                   {LT(MATMUL_INNER_SHAPE_UNDEFINED)}});
-  check_values(f,
-               {ATTR(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, MUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID),
-                2,
-                values_of<cublasLtClusterShape_t>(),
-                {LT(CLUSTER_SHAPE_AUTO)}});
-  // Every scheme has a namesake; the simulator's one algorithm accepts only NONE.
-  check_values(
-      f,
-      {ATTR(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, MUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME),
-       4,
-       values_of<cublasLtReductionScheme_t>(),
-       {LT(REDUCTION_SCHEME_NONE), LT(REDUCTION_SCHEME_INPLACE), LT(REDUCTION_SCHEME_COMPUTE_TYPE),
-        LT(REDUCTION_SCHEME_OUTPUT_TYPE), LT(REDUCTION_SCHEME_MASK)}});
-}
-
 TEST_F(Lt, ReductionSchemeMaskBitByBit) {
   const Family f = pref_family();
   void* pref = f.create();
@@ -803,9 +785,9 @@ TEST_F(Lt, AttributesMublasLtLacksAreRefusedByName) {
        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER"},
       {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER,
        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER"},
-      {CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER"},
-      {CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE"},
-      {CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR"},
+      // (CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR is the shim's:
+      // Lt.EmulatedComputeAndDescriptors; so are D_OUT_SCALE_MODE / _POINTER:
+      // tests/programs/cublaslt_mxfp8_out.cc.)
   };
   for (const auto& [attr, name] : lacking) {
     SCOPED_TRACE(name);
@@ -832,8 +814,7 @@ TEST_F(Lt, AttributesMublasLtLacksAreRefusedByName) {
   });
   EXPECT_NE(log.find("attribute 16"), std::string::npos) << log;
   // The algorithm capability muBLASLt's algorithms do not report, in CUDA 12's header only, is
-  // covered by Abi12; the FP8 aux and block-scaled output attributes are not in the simulated
-  // muBLASLt.
+  // covered by Abi12; the FP8 aux attributes are not in the simulated muBLASLt.
   EXPECT_EQ(cublasLtMatmulDescDestroy(desc), CUBLAS_STATUS_SUCCESS);
 }
 
@@ -942,6 +923,214 @@ TEST_F(Lt, HeuristicRefusals) {
             CUBLAS_STATUS_INVALID_VALUE);
 }
 
+// The configuration layer (shim/cublasLt/algos.cc): every value cuBLASLt defines for each
+// configuration attribute is taken and read back as set, whatever muBLASLt's algorithm takes (the
+// simulator's takes only its defaults), and the algorithm still checks for a problem; a value
+// cuBLASLt does not define (an _END marker, a number past the enum) is refused.
+TEST_F(Lt, EveryAlgoConfigValueIsRecorded) {
+  const Family f = config_family(handle_);
+  Problem p(4, 3, 2);
+  struct Attr {
+    int cuda;
+    size_t size;
+    std::vector<int> values;
+    std::vector<int> refused;
+  };
+  const Attr attrs[] = {
+      {CUBLASLT_ALGO_CONFIG_TILE_ID,
+       4,
+       values_of<cublasLtMatmulTile_t>(),
+       {CUBLASLT_MATMUL_TILE_END, 100000}},
+      {CUBLASLT_ALGO_CONFIG_STAGES_ID,
+       4,
+       values_of<cublasLtMatmulStages_t>(),
+       {CUBLASLT_MATMUL_STAGES_END, 100000}},
+      {CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID,
+       2,
+       values_of<cublasLtMatmulInnerShape_t>(),
+       {CUBLASLT_MATMUL_INNER_SHAPE_END, 60000}},
+      {CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID,
+       2,
+       values_of<cublasLtClusterShape_t>(),
+       {CUBLASLT_CLUSTER_SHAPE_END, 60000}},
+      {CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME,
+       4,
+       {CUBLASLT_REDUCTION_SCHEME_NONE, CUBLASLT_REDUCTION_SCHEME_INPLACE,
+        CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE, CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE},
+       {CUBLASLT_REDUCTION_SCHEME_MASK, 8}},
+      {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, 4, {0, 1, 2, 4, 16, 1000}, {-1}},
+      {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, 4, {0, 1, 2}, {}},
+      {CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, 4, {0, 1, 7}, {}},
+  };
+  for (const Attr& a : attrs) {
+    SCOPED_TRACE(a.cuda);
+    void* algo = f.create();
+    ASSERT_NE(algo, nullptr);
+    int taken = 0;
+    for (int v : a.values) {
+      bool refused = false;
+      for (int r : a.refused) refused = refused || r == v;
+      if (refused) continue;
+      SCOPED_TRACE(v);
+      unsigned char buf[4] = {}, out[4] = {};
+      put(buf, a.size, v);
+      ASSERT_EQ(f.shim_set(algo, a.cuda, buf, a.size), CUBLAS_STATUS_SUCCESS);
+      size_t w = 0;
+      ASSERT_EQ(f.shim_get(algo, a.cuda, out, a.size, &w), CUBLAS_STATUS_SUCCESS);
+      EXPECT_EQ(take(out, a.size), v);
+      EXPECT_EQ(w, a.size);
+      // It runs on the simulator's one algorithm: AlgoCheck takes it.
+      cublasLtMatmulHeuristicResult_t r = {};
+      EXPECT_EQ(cublasLtMatmulAlgoCheck(handle_, p.desc, p.a, p.b, p.c, p.c,
+                                        static_cast<cublasLtMatmulAlgo_t*>(algo), &r),
+                CUBLAS_STATUS_SUCCESS);
+      EXPECT_EQ(r.state, CUBLAS_STATUS_SUCCESS);
+      ++taken;
+    }
+    EXPECT_GT(taken, 1);
+    for (int v : a.refused) {
+      SCOPED_TRACE(v);
+      unsigned char buf[4] = {};
+      put(buf, a.size, v);
+      EXPECT_EQ(f.shim_set(algo, a.cuda, buf, a.size), CUBLAS_STATUS_INVALID_VALUE);
+    }
+    // The wrong size is refused; so is setting the id (cublasLtMatmulAlgoInit's).
+    unsigned char buf[8] = {};
+    EXPECT_EQ(f.shim_set(algo, a.cuda, buf, a.size + 1), CUBLAS_STATUS_INVALID_VALUE);
+    EXPECT_EQ(f.shim_set(algo, CUBLASLT_ALGO_CONFIG_ID, buf, 4), CUBLAS_STATUS_INVALID_VALUE);
+    f.destroy(algo);
+  }
+  // An algorithm nobody initialised is no configuration's.
+  cublasLtMatmulAlgo_t zero = {};
+  const int32_t one = 1;
+  EXPECT_EQ(cublasLtMatmulAlgoConfigSetAttribute(&zero, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &one,
+                                                 sizeof(one)),
+            CUBLAS_STATUS_INVALID_VALUE);
+}
+
+// CUDA 13's emulated compute types reach muBLASLt as its native ones and read back as set; the
+// emulation descriptors are the shim's own (shim/cublasLt/emulation.cc), read back as set, and a
+// matmul descriptor keeps the one it was given.
+TEST_F(Lt, EmulatedComputeAndDescriptors) {
+  for (auto ct : {CUBLAS_COMPUTE_32F_EMULATED_16BFX9, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT}) {
+    SCOPED_TRACE(ct);
+    const cudaDataType_t scale = ct == CUBLAS_COMPUTE_32F_EMULATED_16BFX9 ? CUDA_R_32F : CUDA_R_64F;
+    cublasLtMatmulDesc_t desc = nullptr;
+    ASSERT_EQ(cublasLtMatmulDescCreate(&desc, ct, scale), CUBLAS_STATUS_SUCCESS);
+    int32_t back = -1, musa = -1;
+    size_t w = 0;
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &back,
+                                             sizeof(back), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(back, ct);
+    EXPECT_EQ(w, sizeof(back));
+    ASSERT_EQ(sim().desc_get(reinterpret_cast<mublasLtMatmulDesc_t>(desc),
+                             MUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &musa, sizeof(musa), &w),
+              MUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(musa,
+              ct == CUBLAS_COMPUTE_32F_EMULATED_16BFX9 ? MUBLAS_COMPUTE_32F : MUBLAS_COMPUTE_64F);
+    // Set as an attribute: the native type forgets the note, the emulated one notes it again.
+    const int32_t native = CUBLAS_COMPUTE_32F;
+    ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &native,
+                                             sizeof(native)),
+              CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &back,
+                                             sizeof(back), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(back, CUBLAS_COMPUTE_32F);
+    const int32_t emulated = ct;
+    ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &emulated,
+                                             sizeof(emulated)),
+              CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &back,
+                                             sizeof(back), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(back, ct);
+    // The emulation descriptor: defaults, settings read back, refusals.
+    cublasLtEmulationDesc_t e = nullptr;
+    ASSERT_EQ(cublasLtEmulationDescCreate(&e), CUBLAS_STATUS_SUCCESS);
+    int32_t v = -1;
+    ASSERT_EQ(cublasLtEmulationDescGetAttribute(e, CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT,
+                                                &v, sizeof(v), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(v, 0xFFFF);
+    const int32_t eager = CUBLAS_EMULATION_STRATEGY_EAGER,
+                  fixed = CUDA_EMULATION_MANTISSA_CONTROL_FIXED, bits = 40, offset = -3, bad = 77;
+    int32_t* count_ptr = reinterpret_cast<int32_t*>(0x1000);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(e, CUBLASLT_EMULATION_DESC_STRATEGY, &eager, 4),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(
+                  e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL, &fixed, 4),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(
+                  e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT, &bits, 4),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(
+                  e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET, &offset, 4),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(
+                  e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER, &count_ptr,
+                  sizeof(count_ptr)),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(e, CUBLASLT_EMULATION_DESC_STRATEGY, &bad, 4),
+              CUBLAS_STATUS_INVALID_VALUE);
+    EXPECT_EQ(cublasLtEmulationDescSetAttribute(e, CUBLASLT_EMULATION_DESC_STRATEGY, &eager, 8),
+              CUBLAS_STATUS_INVALID_VALUE);
+    for (auto [attr, want] : {std::pair{CUBLASLT_EMULATION_DESC_STRATEGY, eager},
+                              {CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL, fixed},
+                              {CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT, bits},
+                              {CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET, offset}}) {
+      ASSERT_EQ(cublasLtEmulationDescGetAttribute(e, attr, &v, sizeof(v), &w),
+                CUBLAS_STATUS_SUCCESS);
+      EXPECT_EQ(v, want) << attr;
+    }
+    int32_t* ptr_back = nullptr;
+    ASSERT_EQ(cublasLtEmulationDescGetAttribute(
+                  e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER, nullptr, 0, &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(w, sizeof(ptr_back));
+    ASSERT_EQ(cublasLtEmulationDescGetAttribute(
+                  e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER, &ptr_back,
+                  sizeof(ptr_back), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(ptr_back, count_ptr);
+    // The matmul descriptor keeps it (NULL before).
+    cublasLtEmulationDesc_t got = reinterpret_cast<cublasLtEmulationDesc_t>(0x1);
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, &got,
+                                             sizeof(got), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(got, nullptr);
+    ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, &e,
+                                             sizeof(e)),
+              CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, &got,
+                                             sizeof(got), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(got, e);
+    // A stack descriptor, initialised in place.
+    cublasLtEmulationDescOpaque_t stack;
+    ASSERT_EQ(cublasLtEmulationDescInit(&stack), CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtEmulationDescGetAttribute(&stack, CUBLASLT_EMULATION_DESC_STRATEGY, &v,
+                                                sizeof(v), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(v, CUBLAS_EMULATION_STRATEGY_DEFAULT);
+    EXPECT_EQ(cublasLtEmulationDescDestroy(e), CUBLAS_STATUS_SUCCESS);
+    // Destroying the matmul descriptor forgets its notes: a new one at any address starts plain.
+    ASSERT_EQ(cublasLtMatmulDescDestroy(desc), CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+              CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &back,
+                                             sizeof(back), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(back, CUBLAS_COMPUTE_32F);
+    ASSERT_EQ(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, &got,
+                                             sizeof(got), &w),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(got, nullptr);
+    ASSERT_EQ(cublasLtMatmulDescDestroy(desc), CUBLAS_STATUS_SUCCESS);
+  }
+}
+
 TEST_F(Lt, AlgorithmApi) {
   int ids[4] = {-1, -1, -1, -1};
   int n = -1;
@@ -953,10 +1142,12 @@ TEST_F(Lt, AlgorithmApi) {
   ASSERT_EQ(cublasLtMatmulAlgoInit(handle_, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F,
                                    CUDA_R_16F, CUDA_R_16F, ids[0], &algo),
             CUBLAS_STATUS_SUCCESS);
-  // A compute type muBLASLt lacks never reaches it.
+  // CUDA 13's emulated FP32 compute reaches muBLASLt as its native 32F: the same algorithms.
+  n = -1;
   EXPECT_EQ(cublasLtMatmulAlgoGetIds(handle_, CUBLAS_COMPUTE_32F_EMULATED_16BFX9, CUDA_R_32F,
                                      CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, 4, ids, &n),
-            CUBLAS_STATUS_INVALID_VALUE);
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(n, 1);
 
   size_t w = 0;
   uint32_t u32 = 0;
@@ -976,11 +1167,25 @@ TEST_F(Lt, AlgorithmApi) {
                                        CUBLASLT_POINTER_MODE_MASK_DEVICE_VECTOR |
                                        CUBLASLT_POINTER_MODE_MASK_ALPHA_DEVICE_VECTOR_BETA_ZERO |
                                        CUBLASLT_POINTER_MODE_MASK_ALPHA_DEVICE_VECTOR_BETA_HOST));
+  // The configuration layer's own capabilities (shim/cublasLt/algos.cc): split-K with every
+  // reduction scheme, CTA swizzling.
   u32 = 99;
   ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, &u32,
                                               sizeof(u32), &w),
             CUBLAS_STATUS_SUCCESS);
-  EXPECT_EQ(u32, 0u);
+  EXPECT_EQ(u32, static_cast<uint32_t>(CUBLASLT_REDUCTION_SCHEME_INPLACE |
+                                       CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE |
+                                       CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE));
+  int32_t splitk_support = 0;
+  ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT,
+                                              &splitk_support, sizeof(splitk_support), &w),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(splitk_support, 1);
+  u32 = 0;
+  ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, &u32,
+                                              sizeof(u32), &w),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(u32, 1u);
   ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, &u32,
                                               sizeof(u32), &w),
             CUBLAS_STATUS_SUCCESS);
@@ -996,21 +1201,33 @@ TEST_F(Lt, AlgorithmApi) {
             CUBLAS_STATUS_SUCCESS);
   EXPECT_TRUE(flags & CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA);
   EXPECT_TRUE(flags & CUBLASLT_NUMERICAL_IMPL_FLAGS_INPUT_16F);
-  // Arrays: the count by size query, then the ids (by name).
+  // Arrays: the count by size query, then the ids: the configuration layer's tiles and stages
+  // (muBLASLt's only one is UNDEFINED, left out as cuBLASLt lists real ones).
   for (auto attr : {CUBLASLT_ALGO_CAP_TILE_IDS, CUBLASLT_ALGO_CAP_STAGES_IDS}) {
     SCOPED_TRACE(attr);
     w = 0;
     ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, attr, nullptr, 0, &w),
               CUBLAS_STATUS_SUCCESS);
-    EXPECT_EQ(w, sizeof(uint32_t));
-    uint32_t arr[4] = {7, 7, 7, 7};
+    const size_t count = w / sizeof(uint32_t);
+    EXPECT_EQ(count, attr == CUBLASLT_ALGO_CAP_TILE_IDS ? 4u : 2u);
+    uint32_t arr[8] = {7, 7, 7, 7, 7, 7, 7, 7};
     ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, attr, arr, sizeof(arr), &w),
               CUBLAS_STATUS_SUCCESS);
-    EXPECT_EQ(w, sizeof(uint32_t));
-    EXPECT_EQ(arr[0], 0u);  // CUBLASLT_MATMUL_TILE_UNDEFINED / CUBLASLT_MATMUL_STAGES_UNDEFINED
-    EXPECT_EQ(arr[1], 7u);
+    EXPECT_EQ(w, count * sizeof(uint32_t));
+    EXPECT_EQ(arr[0], attr == CUBLASLT_ALGO_CAP_TILE_IDS ? uint32_t{CUBLASLT_MATMUL_TILE_64x64}
+                                                         : uint32_t{CUBLASLT_MATMUL_STAGES_32x3});
+    EXPECT_EQ(arr[count], 7u);
+    // Each advertised id is accepted by the configuration.
+    const auto cfg = attr == CUBLASLT_ALGO_CAP_TILE_IDS ? CUBLASLT_ALGO_CONFIG_TILE_ID
+                                                        : CUBLASLT_ALGO_CONFIG_STAGES_ID;
+    for (size_t i = 0; i < count; ++i)
+      EXPECT_EQ(cublasLtMatmulAlgoConfigSetAttribute(&algo, cfg, &arr[i], sizeof(arr[i])),
+                CUBLAS_STATUS_SUCCESS);
+    // A buffer shorter than one id: refused; one id: the first.
     EXPECT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, attr, arr, 2, &w),
               CUBLAS_STATUS_INVALID_VALUE);
+    ASSERT_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, attr, arr, 4, &w), CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(w, 4u);
   }
   // Configuration: read back by name, the uint16_t ids at their own size.
   int32_t id = -1;
@@ -1265,12 +1482,13 @@ TEST_F(Lt, RefusalsAlgoInitUnknownIdTakesTheDefault) {
               CUBLAS_STATUS_SUCCESS);
   });
   EXPECT_EQ(log.find("has no algorithm"), std::string::npos) << log;
+  // The algorithm reports the id the program initialised (it runs muBLASLt's default).
   int32_t id = -1;
   size_t w = 0;
   ASSERT_EQ(
       cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), &w),
       CUBLAS_STATUS_SUCCESS);
-  EXPECT_EQ(id, 0);
+  EXPECT_EQ(id, 4242);
 
   // D = 2 A B + 0.5 C with that algorithm.
   const int m = 4, n = 3, k = 2;
@@ -1440,8 +1658,22 @@ TEST_F(LtFake, HeuristicStatesAreTranslated) {
     EXPECT_EQ(r[i].state, want[i]);
     EXPECT_EQ(r[i].workspaceSize, 1000u * i);
     EXPECT_FLOAT_EQ(r[i].wavesCount, 0.5f * i);
-    EXPECT_EQ(r[i].algo.data[1], 100u + i);
     EXPECT_EQ(r[i].reserved[3], 40 + i);
+  }
+  // Each result's algorithm is the shim's record of the fake's (shim/cublasLt/algos.cc): handed
+  // back to muBLASLt (LIMITED_BY_ALGO_ID reads results[0].algo), it is the fake's again.
+  for (int i = 0; i < 6; ++i) {
+    SCOPED_TRACE(i);
+    cublasLtMatmulHeuristicResult_t again[1];
+    std::memset(again, 0, sizeof(again));
+    again[0].algo = r[i].algo;
+    ASSERT_EQ(cublasLtMatmulAlgoGetHeuristic(handle_, desc_, layout_, layout_, layout_, layout_,
+                                             pref_, 1, again, &returned),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(seen_algo(), 200u + i);
+    if (i > 0) {
+      EXPECT_NE(std::memcmp(&r[i].algo, &r[i - 1].algo, sizeof(r[i].algo)), 0);
+    }
   }
   EXPECT_EQ(r[6].state, CUBLAS_STATUS_SUCCESS);  // untouched (zero)
   EXPECT_EQ(r[6].workspaceSize, 0u);

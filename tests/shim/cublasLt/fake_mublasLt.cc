@@ -55,7 +55,8 @@ MUBLASLT_API mublasStatus_t mublasLtMatmul(mublasLtHandle_t, mublasLtMatmulDesc_
 }
 
 // Six results (14 is no muBLAS status, though inside the enum's range); result i has workspace 1000
-// i, waves i / 2, algo word 1 = 100 + i, reserved[3] = 40 + i and the i-th of these states.
+// i, waves i / 2, algo words 0 = 200 + i and 1 = 100 + i, reserved[3] = 40 + i and the i-th of
+// these states.
 MUBLASLT_API mublasStatus_t mublasLtMatmulAlgoGetHeuristic(
     mublasLtHandle_t lightHandle, mublasLtMatmulDesc_t, mublasLtMatrixLayout_t,
     mublasLtMatrixLayout_t, mublasLtMatrixLayout_t, mublasLtMatrixLayout_t,
@@ -74,6 +75,7 @@ MUBLASLT_API mublasStatus_t mublasLtMatmulAlgoGetHeuristic(
   for (int i = 0; i < n; ++i) {
     mublasLtMatmulHeuristicResult_t& r = heuristicResultsArray[i];
     std::memset(&r, 0, sizeof(r));
+    r.algo.data[0] = 200 + static_cast<uint64_t>(i);
     r.algo.data[1] = 100 + static_cast<uint64_t>(i);
     r.workspaceSize = 1000 * static_cast<size_t>(i);
     std::memcpy(&r.state, &kStates[i], sizeof(r.state));
