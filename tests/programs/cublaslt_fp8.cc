@@ -23,39 +23,18 @@
 #include <vector>
 
 #include "check_cublaslt.h"
+#include "lt_blocks.h"
 
 namespace {
+
+using lt_blocks::download;
+using lt_blocks::fp8_round;
+using lt_blocks::fp8_value;
+using lt_blocks::upload;
 
 std::mt19937 rng(8);
 
 // ---- Host codecs
-
-// FP8 by definition: (-1)^s 2^(e - bias) (1 + m / 2^mbits), subnormals 2^(1 - bias) m / 2^mbits.
-double fp8_value(uint8_t code, bool e5m2) {
-  const int mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7, emax = e5m2 ? 31 : 15;
-  const int e = (code & 0x7f) >> mbits, m = code & ((1 << mbits) - 1);
-  const double sign = (code & 0x80) != 0 ? -1.0 : 1.0;
-  if (e5m2 && e == emax) return m == 0 ? sign * INFINITY : NAN;
-  if (!e5m2 && (code & 0x7f) == 0x7f) return NAN;
-  if (e == 0) return sign * std::ldexp(m, 1 - bias - mbits);
-  return sign * std::ldexp((1 << mbits) + m, e - bias - mbits);
-}
-
-// Nearest FP8 value by search, ties to the even code; beyond the largest finite value: that value
-// (cuBLASLt saturates FP8 outputs).
-uint8_t fp8_round(double x, bool e5m2) {
-  if (std::isnan(x)) return 0x7f;
-  const uint8_t max_code = e5m2 ? 0x7b : 0x7e;
-  const uint8_t sign = std::signbit(x) ? 0x80 : 0;
-  const double a = std::fabs(x);
-  uint8_t best = 0;
-  for (int c = 1; c <= max_code; ++c) {
-    const double err = std::fabs(fp8_value(static_cast<uint8_t>(c), e5m2) - a);
-    const double best_err = std::fabs(fp8_value(best, e5m2) - a);
-    if (err < best_err || (err == best_err && c % 2 == 0)) best = static_cast<uint8_t>(c);
-  }
-  return static_cast<uint8_t>(sign | best);
-}
 
 uint16_t bf16_round(double x) {  // exact x in float here (see the file comment), then RNE
   const float f = static_cast<float>(x);
@@ -146,22 +125,6 @@ std::vector<uint8_t> random_values(cudaDataType_t t, size_t n) {
 }
 
 // ---- Device buffers
-
-void* upload(const void* h, size_t bytes) {
-  void* d = nullptr;
-  CUDA_CHECK(cudaMalloc(&d, bytes));
-  CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-  return d;
-}
-template <typename T>
-void* upload(const std::vector<T>& h) {
-  return upload(h.data(), h.size() * sizeof(T));
-}
-std::vector<uint8_t> download(const void* d, size_t bytes) {
-  std::vector<uint8_t> h(bytes);
-  CUDA_CHECK(cudaMemcpy(h.data(), d, bytes, cudaMemcpyDeviceToHost));
-  return h;
-}
 
 // ---- One FP8 matmul and its reference
 

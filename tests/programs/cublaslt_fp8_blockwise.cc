@@ -25,8 +25,11 @@
 #include <vector>
 
 #include "check_cublaslt.h"
+#include "lt_blocks.h"
 
 namespace {
+
+using lt_blocks::upload;
 
 std::mt19937 rng(128);
 int failures = 0;
@@ -81,17 +84,6 @@ std::vector<uint8_t> random_e4m3(size_t n) {  // multiples of 1/8, |v| <= 2
     }
   }
   return v;
-}
-
-void* upload(const void* h, size_t bytes) {
-  void* d = nullptr;
-  CUDA_CHECK(cudaMalloc(&d, bytes));
-  CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-  return d;
-}
-template <typename T>
-void* upload(const std::vector<T>& h) {
-  return upload(h.data(), h.size() * sizeof(T));
 }
 
 enum Mode { kScalar, kVec128, kBlk128 };

@@ -26,8 +26,15 @@
 #include <vector>
 
 #include "check_cublaslt.h"
+#include "lt_blocks.h"
 
 namespace {
+
+using lt_blocks::fp8_round;
+using lt_blocks::fp8_value;
+using lt_blocks::tiled;
+using lt_blocks::tiled_bytes;
+using lt_blocks::upload;
 
 std::mt19937 rng(24);
 int failures = 0;
@@ -37,32 +44,6 @@ void expect(bool ok, const char* what) {
     std::printf("FAIL %s\n", what);
     ++failures;
   }
-}
-
-// FP8 by definition.
-double fp8_value(uint8_t code, bool e5m2) {
-  const int mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7, emax = e5m2 ? 31 : 15;
-  const int e = (code & 0x7f) >> mbits, m = code & ((1 << mbits) - 1);
-  const double sign = (code & 0x80) != 0 ? -1.0 : 1.0;
-  if (e5m2 && e == emax) return m == 0 ? sign * INFINITY : NAN;
-  if (!e5m2 && (code & 0x7f) == 0x7f) return NAN;
-  if (e == 0) return sign * std::ldexp(m, 1 - bias - mbits);
-  return sign * std::ldexp((1 << mbits) + m, e - bias - mbits);
-}
-
-// Nearest FP8 value by search, ties to the even code, saturating.
-uint8_t fp8_round(double x, bool e5m2) {
-  if (std::isnan(x)) return 0x7f;
-  const uint8_t max_code = e5m2 ? 0x7b : 0x7e;
-  const uint8_t sign = std::signbit(x) ? 0x80 : 0;
-  const double a = std::fabs(x);
-  uint8_t best = 0;
-  for (int c = 1; c <= max_code; ++c) {
-    const double err = std::fabs(fp8_value(static_cast<uint8_t>(c), e5m2) - a);
-    const double best_err = std::fabs(fp8_value(best, e5m2) - a);
-    if (err < best_err || (err == best_err && c % 2 == 0)) best = static_cast<uint8_t>(c);
-  }
-  return static_cast<uint8_t>(sign | best);
 }
 
 // Random FP8 codes whose values are multiples of 1/8 no larger than 4.
@@ -87,28 +68,6 @@ uint16_t bf16_of(double x) {  // x exact in bf16 here
   uint32_t u = 0;
   std::memcpy(&u, &f, sizeof(u));
   return static_cast<uint16_t>(u >> 16);
-}
-
-// cuBLASLt's 128 x 4 tiles: the factor of row `outer` (of op(A), column of op(B) or of D) and
-// block `c`, with `blocks` blocks per row.
-size_t tiled(int outer, int c, int blocks) {
-  const int tile = (outer / 128) * ((blocks + 3) / 4) + c / 4;
-  return size_t(tile) * 512 + size_t(outer % 32) * 16 + size_t(outer % 128 / 32) * 4 +
-         size_t(c % 4);
-}
-size_t tiled_bytes(int outer, int blocks) {
-  return size_t((outer + 127) / 128) * size_t((blocks + 3) / 4) * 512;
-}
-
-void* upload(const void* h, size_t bytes) {
-  void* d = nullptr;
-  CUDA_CHECK(cudaMalloc(&d, bytes));
-  CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-  return d;
-}
-template <typename T>
-void* upload(const std::vector<T>& h) {
-  return upload(h.data(), h.size() * sizeof(T));
 }
 
 struct Case {

@@ -23,8 +23,12 @@
 #include <vector>
 
 #include "check_cublaslt.h"
+#include "lt_blocks.h"
 
 namespace {
+
+using lt_blocks::tiled;
+using lt_blocks::upload;
 
 std::mt19937 rng(4);
 int failures = 0;
@@ -81,23 +85,6 @@ uint16_t fp16_round(double x) {
     if (down < up || (down == up && (lo - 1) % 2 == 0)) best = lo - 1;
   }
   return static_cast<uint16_t>(sign | best);
-}
-
-size_t tiled(int outer, int c, int blocks) {
-  const int tile = (outer / 128) * ((blocks + 3) / 4) + c / 4;
-  return size_t(tile) * 512 + size_t(outer % 32) * 16 + size_t(outer % 128 / 32) * 4 +
-         size_t(c % 4);
-}
-
-void* upload(const void* h, size_t bytes) {
-  void* d = nullptr;
-  CUDA_CHECK(cudaMalloc(&d, bytes));
-  CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-  return d;
-}
-template <typename T>
-void* upload(const std::vector<T>& h) {
-  return upload(h.data(), h.size() * sizeof(T));
 }
 
 // An FP4 operand stored K x outer (K innermost, ld = k), its nibbles and its tiled factors.
