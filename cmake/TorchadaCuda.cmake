@@ -58,6 +58,21 @@ if(TORCHADA_CUDART13_LIBRARY AND NOT TORCHADA_CUDART13_LIBRARY MATCHES "^${TORCH
 endif()
 find_library(TORCHADA_CUDART13_LIBRARY NAMES libcudart.so.13
              PATHS ${TORCHADA_CUDA13_ABI_ROOT}/lib NO_DEFAULT_PATH)
+# NVIDIA's cuBLAS and cuBLASLt that test programs link like a user's program: the ABI tree's first,
+# beside its libcudart.so.13 (a program linked with libraries from two folders that both hold
+# libcudart.so.13 has no safe RUNPATH order), the toolkit's otherwise.
+foreach(_lib CUBLAS:libcublas.so.13 CUBLASLT:libcublasLt.so.13)
+  string(REPLACE ":" ";" _lib "${_lib}")
+  list(GET _lib 0 _var)
+  list(GET _lib 1 _name)
+  set(_var TORCHADA_${_var}13_LIBRARY)
+  if(${_var} AND NOT ${_var} MATCHES "^${TORCHADA_CUDA13_ABI_ROOT}/" AND
+     EXISTS ${TORCHADA_CUDA13_ABI_ROOT}/lib/${_name})
+    unset(${_var} CACHE)
+  endif()
+  find_library(${_var} NAMES ${_name} PATHS ${TORCHADA_CUDA13_ABI_ROOT}/lib
+               ${TORCHADA_CUDA13_ROOT}/lib64 ${TORCHADA_CUDA13_ROOT}/lib NO_DEFAULT_PATH)
+endforeach()
 
 set(TORCHADA_CUDA12_ROOT ${PROJECT_SOURCE_DIR}/.deps/cuda12 CACHE PATH "CUDA 12 root (runtime and cuBLAS headers + libraries)")
 if(NOT EXISTS ${TORCHADA_CUDA12_ROOT}/include/cuda_runtime_api.h)

@@ -10,6 +10,9 @@
 #
 #   JOBS=2 (default)               parallel compile jobs
 #   TORCHADA_OPS_BUILD_DIR=dir     CMake build directory (default build/ops)
+#   TORCHADA_OPS_CUDA_ARCHS=list   CUDA architectures; without --gpu the default is 90 alone (the
+#                                  kernels are compiled through ptxas to prove they build, not run;
+#                                  a second architecture doubles the longest compile of the build)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 gpu=0
@@ -32,8 +35,12 @@ step "configure and build"
 build=${TORCHADA_OPS_BUILD_DIR:-$root/build/ops}
 gen=()
 if command -v ninja >/dev/null && [ ! -f "$build/CMakeCache.txt" ]; then gen=(-G Ninja); fi
+archs=${TORCHADA_OPS_CUDA_ARCHS:-}
+if [ -z "$archs" ] && ((!gpu)); then archs=90; fi
+arch_def=()
+if [ -n "$archs" ]; then arch_def=(-DTORCHADA_OPS_CUDA_ARCHS="$archs"); fi
 cmake -S "$root/ops" -B "$build" "${gen[@]}" -DTORCHADA_OPS_PYTHON="$py" \
-      -DTORCHADA_OPS_OUTPUT_DIR="$root/build/lib" -DTORCHADA_OPS_GPU=ON >/dev/null
+      -DTORCHADA_OPS_OUTPUT_DIR="$root/build/lib" -DTORCHADA_OPS_GPU=ON "${arch_def[@]}" >/dev/null
 cmake --build "$build" -j "${JOBS:-2}"
 lib="$root/build/lib/libtorchada_ops.so"
 # The CUDA kernels must really be in the library (CI compiles them even without a GPU). The section

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the pinned PyTorch wheel (plus pytest, numpy, nvidia-ml-py) from PyPI into a project-local virtualenv,
+# Installs the pinned PyTorch wheel (plus pytest, pytest-xdist, numpy, nvidia-ml-py) from PyPI into a project-local virtualenv,
 # .venv/ (gitignored), so that ops/ can build against libtorch without touching the system Python.
 # Idempotent: when the venv already holds the pinned versions it does nothing.
 #
@@ -19,6 +19,9 @@ venv=${TORCHADA_VENV:-$root/.venv}
 TORCH_VERSION=${TORCHADA_TORCH_VERSION:-2.15.0}
 NUMPY_VERSION=2.3.5
 PYTEST_VERSION=8.4.2
+# pytest-xdist: scripts/test.sh runs the PyTorch suites on every core (each case is its own
+# single-threaded interpreter, so two workers nearly halve them on a 2-core machine).
+XDIST_VERSION=3.8.0
 # pynvml (NVIDIA's NVML bindings): what torch.cuda.utilization, memory_usage, device_memory_used,
 # temperature, power_draw and clock_rate call; tests/torch checks them against torchada's NVML.
 NVML_PY_VERSION=13.615.71
@@ -45,6 +48,7 @@ want=()
 have torch "$TORCH_VERSION" || want+=("torch==$TORCH_VERSION")
 have numpy "$NUMPY_VERSION" || want+=("numpy==$NUMPY_VERSION")
 have pytest "$PYTEST_VERSION" || want+=("pytest==$PYTEST_VERSION")
+have pytest-xdist "$XDIST_VERSION" || want+=("pytest-xdist==$XDIST_VERSION")
 have nvidia-ml-py "$NVML_PY_VERSION" || want+=("nvidia-ml-py==$NVML_PY_VERSION")
 if ((${#want[@]})); then
   echo "setup-torch: installing ${want[*]} into $venv (torch pulls ~3 GB of nvidia-* wheels once)" >&2

@@ -23,11 +23,13 @@ if [ "$skip_ops" != 1 ]; then
   ops/ci.sh
   # PyTorch's own CUDA wheel under torchada (launcher and bare LD_PRELOAD, on the simulator).
   py=$(scripts/setup-torch.sh | tail -n 1)
-  TORCHADA_BUILD_DIR="$PWD/build" "$py" -m pytest -q -p no:cacheprovider tests/torch
+  # Every case runs its own interpreter, so the cases spread over the cores (pytest-xdist).
+  pytest=("$py" -m pytest -q -p no:cacheprovider -n "$jobs")
+  TORCHADA_BUILD_DIR="$PWD/build" "${pytest[@]}" tests/torch
   # The kernel bridge (ops/src/bridge) under torchada (its own conftest: a separate session).
-  TORCHADA_BUILD_DIR="$PWD/build" "$py" -m pytest -q -p no:cacheprovider tests/bridge
+  TORCHADA_BUILD_DIR="$PWD/build" "${pytest[@]}" tests/bridge
   # The training scripts of examples/, step by step against device="cpu".
-  TORCHADA_BUILD_DIR="$PWD/build" "$py" -m pytest -q -p no:cacheprovider tests/examples
+  TORCHADA_BUILD_DIR="$PWD/build" "${pytest[@]}" tests/examples
 else
   echo "scripts/test.sh: ops/ and PyTorch suites skipped (TORCHADA_SKIP_OPS=1)"
 fi
