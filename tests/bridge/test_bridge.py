@@ -115,6 +115,15 @@ def test_random_reproducible_and_equal_to_cpu(mode):
     gh = torch.Generator().manual_seed(7)
     for x, z in zip(draws("cuda", gc), draws("cpu", gh)):
         same(x, z)
+    # ... every time both are seeded again, with the same seed too
+    gc.manual_seed(7); gh.manual_seed(7)
+    for x, z in zip(draws("cuda", gc), draws("cpu", gh)):
+        same(x, z)
+    try:  # PyTorch's CUDA kernels take only a CUDA generator; the bridge keeps that
+        torch.randperm(5, device="cuda", generator=torch.Generator())
+        raise AssertionError("a CPU generator was accepted")
+    except RuntimeError as e:
+        assert "Expected a 'cuda' device type for generator" in str(e), e
     # torch.cuda.manual_seed alone re-seeds the generator bridged ops draw from (when its seed is
     # not the CPU generator's: see ops/README.md)
     torch.manual_seed(1); torch.cuda.manual_seed(99); e1 = torch.randn(5, device="cuda")
@@ -136,6 +145,48 @@ def test_random_reproducible_and_equal_to_cpu(mode):
         same(p.grad, g)
     print("OK")
     """, env={"TORCHADA_OPS_RNG": "cpu"})  # the bridge's draws; the device's: test_device_kernels
+
+
+def test_bridged_random_operators_follow_the_cuda_generator(mode):
+    # With the device's random kernels (the default), the random operators they do not serve take
+    # the bridge and draw from the CUDA generator's state (seed and offset), which they move on.
+    run_ok(mode, """
+    def bridged(g=None):
+        return [torch.randperm(50, device="cuda", generator=g),
+                torch.bernoulli(torch.full((64,), 0.5, device="cuda"), generator=g),
+                torch.multinomial(torch.ones(20, device="cuda"), 30, replacement=True, generator=g)]
+    def equal(a, b):
+        return all(torch.equal(x, y) for x, y in zip(a, b))
+    g = torch.Generator("cuda")
+    g.manual_seed(7); a = bridged(g)
+    assert g.get_offset() > 0, g.get_offset()
+    g.manual_seed(7); assert equal(a, bridged(g))   # the same seed again: the same draws
+    assert not equal(a, bridged(g))                  # and then new ones
+    state = g.get_state(); b = bridged(g); g.set_state(state); assert equal(b, bridged(g))
+    g.manual_seed(8); assert not equal(a, bridged(g))
+    # The default generator: seeding, the state round trip, fork_rng; CPU draws do not move it.
+    torch.cuda.manual_seed(11); a = bridged()
+    torch.cuda.manual_seed(11); torch.rand(100); torch.randperm(9); assert equal(a, bridged())
+    state = torch.cuda.get_rng_state(); b = bridged()
+    torch.cuda.set_rng_state(state); assert equal(b, bridged())
+    state = torch.cuda.get_rng_state()
+    with torch.random.fork_rng(devices=[0]):
+        bridged()
+    c = bridged(); torch.cuda.set_rng_state(state); assert equal(c, bridged())
+    # Device draws and bridged draws share the generator: a device draw moves bridged ones on.
+    torch.cuda.manual_seed(11); torch.rand(10, device="cuda"); assert not equal(a, bridged())
+    # The draws are draws: a permutation, Bernoulli(0.5) near half, categories in range.
+    p, m, k = bridged(g)
+    assert sorted(p.tolist()) == list(range(50))
+    assert 10 < int(m.sum().item()) < 54 and set(m.unique().tolist()) <= {0.0, 1.0}
+    assert 0 <= int(k.min().item()) and int(k.max().item()) < 20
+    try:
+        torch.multinomial(torch.ones(4, device="cuda"), 2, True, generator=torch.Generator())
+        raise AssertionError("a CPU generator was accepted")
+    except RuntimeError as e:
+        assert "Expected a 'cuda' device type for generator" in str(e), e
+    print("OK")
+    """)
 
 
 def test_sparse_tensors(mode):

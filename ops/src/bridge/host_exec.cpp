@@ -20,9 +20,11 @@
 // work queued on it, and it completes before returning, so everything queued afterwards runs
 // after it.
 //
-// Random numbers: a CUDA generator argument becomes a CPU generator seeded from it (one per CUDA
-// generator, re-seeded when its seed changes); without one the CPU kernel draws from the CPU
-// default generator, as the same script on device="cpu" does. See ops/README.md.
+// Random numbers: with the device's random kernels (the default), a CPU generator derived from the
+// CUDA generator's seed and offset (the argument's, or the device's default), which moves on; with
+// TORCHADA_OPS_RNG=cpu a CUDA generator argument becomes a CPU generator seeded from it and
+// without one the CPU kernel draws from the CPU default generator, as the same script on
+// device="cpu" does. See ops/README.md.
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/CPUAllocator.h>
@@ -98,11 +100,13 @@ class HostCall {
     bool has_generator_arg = false;
     // Pass 1: the device, and the explicit device arguments.
     for (size_t i = 0; i < nargs; ++i) find_device((*stack)[base + i]);
-    for (const auto& a : schema.arguments()) {
-      c10::TypePtr t = a.real_type();
+    std::vector<size_t> generator_args;
+    for (size_t i = 0; i < nargs; ++i) {
+      c10::TypePtr t = schema.arguments()[i].real_type();
       if (auto o = t->cast<c10::OptionalType>()) t = o->getElementType();
-      if (t->kind() == c10::TypeKind::GeneratorType) has_generator_arg = true;
+      if (t->kind() == c10::TypeKind::GeneratorType) generator_args.push_back(i);
     }
+    has_generator_arg = !generator_args.empty();
     if (device_.index() < 0) device_ = c10::Device(c10::kCUDA, c10::cuda::current_device());
     c10::cuda::CUDAGuard guard(device_);
     stream_ = c10::cuda::getCurrentCUDAStream(device_.index());
@@ -112,7 +116,21 @@ class HostCall {
     // An idle stream (the usual case: every preceding operator was bridged) needs no
     // synchronisation, and a query costs far less than a synchronise.
     if (!stream_->query()) stream_->synchronize();
-    if (has_generator_arg) follow_cuda_default_seed();
+    // Random operators: with the device's random kernels installed, every CUDA generator's state
+    // (seed, offset) is the one source of random numbers, as on NVIDIA; otherwise
+    // (TORCHADA_OPS_RNG=cpu) bridged draws follow the CPU generators, as a device="cpu" run does.
+    if (has_generator_arg) {
+      if (device::random_kernels_installed()) {
+        for (size_t i : generator_args) {
+          c10::IValue& v = (*stack)[base + i];
+          if (v.isNone()) v = at::globalContext().defaultGenerator(device_);
+          if (v.isGenerator() && v.toGenerator().defined()) v = drawn_from(v.toGenerator());
+        }
+      } else {
+        follow_cuda_default_seed();
+        for (size_t i : generator_args) refuse_host_generator((*stack)[base + i]);
+      }
+    }
 
     // Pass 2: arguments to host form.
     for (size_t i = 0; i < nargs; ++i) {
@@ -306,20 +324,61 @@ class HostCall {
     }
   }
 
-  // One CPU generator per CUDA generator, seeded from it (and re-seeded when it is re-seeded):
-  // torch.Generator("cuda").manual_seed(s) draws what torch.Generator().manual_seed(s) draws.
-  static at::Generator host_generator(const at::Generator& g) {
+  // TORCHADA_OPS_RNG=cpu: one CPU generator per CUDA generator, seeded from it, and made again
+  // when the CUDA generator is seeded again (seen by its offset, which seeding resets to 0 and
+  // this sets to 4, as follow_cuda_default_seed does): torch.Generator("cuda").manual_seed(s)
+  // draws what torch.Generator().manual_seed(s) draws, every time it is seeded.
+  static at::Generator host_generator(at::Generator g) {
     static std::mutex mu;
     static std::unordered_map<const c10::GeneratorImpl*, std::pair<at::Generator, at::Generator>>
-        map;  // CUDA generator (kept alive) -> (CPU generator, seed it was made from)
+        map;  // CUDA generator (kept alive) -> (CPU generator, the CUDA generator)
     std::lock_guard<std::mutex> lock(mu);
-    const uint64_t seed = g.current_seed();
+    uint64_t seed = 0;
+    bool reseeded = false;
+    {
+      std::lock_guard<std::mutex> glock(g.mutex());
+      seed = g.current_seed();
+      reseeded = g.get_offset() == 0;
+      if (reseeded) g.set_offset(4);
+    }
     auto& e = map[g.unsafeGetGeneratorImpl()];
-    if (!e.second.defined() || e.first.current_seed() != seed) {
+    if (!e.second.defined() || reseeded || e.first.current_seed() != seed) {
       e.first = at::make_generator<at::CPUGeneratorImpl>(seed);
       e.second = g;
     }
     return e.first;
+  }
+
+  // The device's random kernels installed: a bridged random operator draws from a fresh CPU
+  // generator whose seed mixes the CUDA generator's seed and offset, and moves that offset on by
+  // 4 (PyTorch's unit of philox offsets), so the CUDA generator's state alone decides every draw:
+  // seeding, get_state/set_state, fork_rng and graph-safe states round-trip bridged draws as they
+  // do the device's.
+  static at::Generator drawn_from(at::Generator g) {
+    refuse_host_generator(g);
+    uint64_t seed = 0, offset = 0;
+    {
+      std::lock_guard<std::mutex> lock(g.mutex());
+      seed = g.current_seed();
+      offset = g.get_offset();
+      g.set_offset(offset + 4);
+    }
+    return at::make_generator<at::CPUGeneratorImpl>(mix(seed, offset));
+  }
+  // A CUDA operator takes a CUDA generator: PyTorch's CUDA kernels refuse any other with this
+  // message (the CPU kernel the bridge runs would accept a CPU one).
+  static void refuse_host_generator(const c10::IValue& v) {
+    if (!v.isGenerator() || !v.toGenerator().defined()) return;
+    const c10::Device d = v.toGenerator().device();
+    TORCH_CHECK(d.is_cuda(), "Expected a 'cuda' device type for generator but found '", d.type(),
+                "'");
+  }
+  // splitmix64's finaliser over both words: neighbouring offsets give unrelated CPU streams.
+  static uint64_t mix(uint64_t seed, uint64_t offset) {
+    uint64_t z = seed ^ (offset * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
   }
 
   // torch.cuda.manual_seed(s) alone re-seeds the CPU default generator, which bridged random
