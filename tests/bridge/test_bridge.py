@@ -294,6 +294,17 @@ def test_conv_batchnorm_pool_forward_backward(mode):
         same(p.grad, q.grad, tol=1e-4)
     same(gnet[1].running_mean, net[1].running_mean, tol=1e-6)
     assert not torch.backends.cudnn.enabled   # steered away from cuDNN
+    # A script that turns cuDNN back on gets one warning, and its convolutions still run.
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.backends.cudnn.enabled = True
+        with torch.backends.cudnn.flags(enabled=True, benchmark=True):
+            out = torch.nn.functional.conv2d(x.cuda(), gnet[0].weight, padding=1)
+    assert not torch.backends.cudnn.enabled
+    assert [str(w.message) for w in caught if "cuDNN is NVIDIA's library" in str(w.message)], \
+        [str(w.message) for w in caught]
+    same(out, torch.nn.functional.conv2d(x, net[0].weight, padding=1), tol=1e-5)
     print("OK")
     """)
 

@@ -25,6 +25,12 @@
 //   manual_seed and manual_seed_all. No warning: nothing is lost. Not when the random operators
 //   run on the device (src/device/random.cpp): they draw from the CUDA generators themselves, and
 //   CUDA seeding leaves the CPU generator alone, as in PyTorch.
+// - cuDNN is NVIDIA's library: the bridge turns it off at installation, and a script that turns it
+//   back on (torch.backends.cudnn.enabled = True, torch.backends.cudnn.flags(enabled=True)) would
+//   meet cuDNN's CUDNN_STATUS_NOT_INITIALIZED at its first convolution. The request is answered
+//   with one warning and cuDNN stays off: PyTorch's own convolution kernels run (through ops/'s
+//   device kernels or the bridge), and torch.backends.cudnn.enabled reads False, which is true.
+//   Where: torch._C._set_cudnn_enabled and the setter of torch.backends.cudnn's `enabled`.
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -140,9 +146,33 @@ def _torchada_cuda_seeds_reseed_the_bridge():
     cuda_random._torchada_reseeds = True
 
 
+def _torchada_keep_cudnn_off():
+    import torch
+    module = sys.modules["torch.backends.cudnn"]
+    if getattr(torch._C, "_torchada_cudnn_off", False):
+        return
+    original = torch._C._set_cudnn_enabled
+    warned = []
+
+    def set_cudnn_enabled(enabled):
+        if enabled:
+            _torchada_warn_once(warned,
+                "cuDNN is NVIDIA's library and cannot run on MUSA: it stays disabled "
+                "(torch.backends.cudnn.enabled reads False) and PyTorch's own kernels run the "
+                "convolutions, normalisations and RNNs it would have")
+        original(False)
+
+    torch._C._set_cudnn_enabled = set_cudnn_enabled
+    prop = type(module).__dict__.get("enabled")
+    if prop is not None and hasattr(prop, "setter"):
+        prop.setter = set_cudnn_enabled
+    torch._C._torchada_cudnn_off = True
+
+
 if (os.environ.get("TORCHADA_TORCH_COMPILE") or "").lower() != "inductor":  # settings.h: any case
     _torchada_after_import("torch._dynamo", _torchada_use_aot_eager)
 _torchada_after_import("torch.autograd.profiler", _torchada_profile_cpu_only)
+_torchada_after_import("torch.backends.cudnn", _torchada_keep_cudnn_off)
 if not _TORCHADA_RANDOM_ON_DEVICE:
     _torchada_after_import("torch.cuda.random", _torchada_cuda_seeds_reseed_the_bridge)
 )PY";
