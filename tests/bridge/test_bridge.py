@@ -794,3 +794,24 @@ def test_int8_matmul_reaches_cublaslt(mode):
     # torch._int_mm is cuBLASLt's int8 GEMM (compute 32I): the shim forwards it and the
     # simulator's muBLASLt computes it exactly; it is not bridged to the CPU.
     run_ok(mode, INT_MM, env={"TORCHADA_STATS": "1"})
+
+
+@pytest.mark.parametrize("bridge", ["direct", "copy"])
+def test_bridged_reads_keep_lazy_clones_lazy(mode, bridge):
+    # torch._lazy_clone shares the storage copy-on-write: an operator that only reads it must not
+    # materialise it (PyTorch's own kernels do not); the first write materialises the written one.
+    run_ok(mode, """
+    a = torch.randn(100, device="cuda")
+    b = torch._lazy_clone(a)
+    assert torch._C._is_cow_tensor(a) and torch._C._is_cow_tensor(b)
+    c = torch.cumsum(b, 0)                                 # the bridge reads b
+    d = torch.cummax(torch._lazy_clone(b)[10:], 0).values  # a view of a lazy clone
+    assert torch._C._is_cow_tensor(a) and torch._C._is_cow_tensor(b)
+    same(c, torch.cumsum(a.cpu(), 0), tol=1e-5)
+    same(d, torch.cummax(a.cpu()[10:], 0).values)
+    b.cumsum_(0)                                           # the bridge writes b: b alone is copied
+    assert not torch._C._is_cow_tensor(b) and torch._C._is_cow_tensor(a)
+    same(b, c, tol=1e-5)
+    same(torch.cumsum(a, 0), c, tol=1e-5)                  # a kept its values
+    print("OK")
+    """, env={"TORCHADA_KERNEL_BRIDGE": bridge})

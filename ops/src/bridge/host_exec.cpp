@@ -52,6 +52,8 @@ struct Mirror {
   const void* host_ptr;  // host's data at creation: another pointer afterwards = reallocated
   size_t host_nbytes;
   bool written = false;  // copy mode: copy back after the call
+  // Direct mode: `host` holds the storage's mutable pointer (a lazy clone materialised).
+  bool materialised = false;
 };
 
 struct Wrapped {
@@ -168,15 +170,22 @@ class HostCall {
     if (auto d = cuda_device_in(v)) device_ = *d;
   }
 
-  Mirror* mirror_for(const at::Tensor& t) {
+  // Direct mode reads a storage through its const pointer, so that a lazy clone
+  // (torch._lazy_clone, copy-on-write) the operator only reads stays one; the first argument
+  // written through the storage materialises it (mutable_data_ptr), and the mirror follows.
+  Mirror* mirror_for(const at::Tensor& t, bool write) {
     c10::StorageImpl* impl = t.storage().unsafeGetStorageImpl();
-    for (auto& m : mirrors_)
-      if (m->cuda.unsafeGetStorageImpl() == impl) return m.get();
+    for (auto& m : mirrors_) {
+      if (m->cuda.unsafeGetStorageImpl() != impl) continue;
+      if (write && mode_ == Mode::kDirect && !m->materialised) materialise(*m);
+      return m.get();
+    }
     auto m = std::make_unique<Mirror>();
     m->cuda = t.storage();
     const size_t n = impl->nbytes();
     if (mode_ == Mode::kDirect) {
-      void* p = impl->mutable_data_ptr().get();
+      void* p = write ? impl->mutable_data_ptr().get() : const_cast<void*>(impl->data());
+      m->materialised = write;
       m->host = c10::Storage(c10::Storage::use_byte_size_t(), n,
                              c10::DataPtr(p, p, &noop_delete, c10::Device(c10::kCPU)),
                              c10::GetCPUAllocator(), /*resizable=*/true);
@@ -191,9 +200,19 @@ class HostCall {
     return mirrors_.back().get();
   }
 
+  static void materialise(Mirror& m) {
+    void* p = m.cuda.unsafeGetStorageImpl()->mutable_data_ptr().get();
+    if (p != m.host_ptr) {
+      m.host.unsafeGetStorageImpl()->set_data_ptr_noswap(
+          c10::DataPtr(p, p, &noop_delete, c10::Device(c10::kCPU)));
+      m.host_ptr = p;
+    }
+    m.materialised = true;
+  }
+
   at::Tensor wrap(const at::Tensor& t, bool write) {
     if (!t.defined() || !t.is_cuda() || t.layout() != c10::kStrided) return t;
-    Mirror* m = mirror_for(t);
+    Mirror* m = mirror_for(t, write);
     at::Tensor h = at::detail::make_tensor<c10::TensorImpl>(
         c10::Storage(m->host), c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());
     c10::TensorImpl* hi = h.unsafeGetTensorImpl();
