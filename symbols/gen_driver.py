@@ -44,6 +44,13 @@ class Row:
         self.pfn = f"PFN_{self.request}_v{since}" + (f"_{self.flavor}" if self.flavor else "")
 
 
+# Driver functions NVIDIA's driver answers before cuInit: every other one returns
+# CUDA_ERROR_NOT_INITIALIZED until cuInit succeeds or the CUDA runtime is first called (which
+# initialises the driver), and so does torchada's (ta::cuda_initialised). By request name.
+DRIVER_CALLS_BEFORE_INIT = {"cuInit", "cuDriverGetVersion", "cuGetErrorString", "cuGetErrorName",
+                            "cuGetProcAddress", "cuGetExportTable"}
+
+
 def split_name(n):
     """(base, ABI number (1 for the unsuffixed name), per-thread flavor) of an exported name."""
     flavor = ""
@@ -466,11 +473,18 @@ class Gen:
                 sys.exit(f"symbols/driver.txt:{r.line}: {r.name} does not return CUresult")
             plist = ", ".join(f"{p.spelling} {p.name}" for p in params) or "void"
             names = ", ".join(p.name for p in params)
+            body = self.body(r, params)
+            if r.name == "cuInit":  # success initialises CUDA for the whole driver API
+                body = body.replace("  return ", "  const CUresult r = ", 1) + (
+                    "\n  if (r == CUDA_SUCCESS) ta::note_cuda_initialised();\n  return r;")
+            elif r.request not in DRIVER_CALLS_BEFORE_INIT:
+                body = (f"  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))\n"
+                        f"    return td::not_initialised(ta::Fn::k_{r.name});\n") + body
             out.append(f"namespace {{\n[[gnu::always_inline]] inline CUresult body_{r.name}({plist}) {{\n"
                        f"  if (TORCHADA_UNLIKELY(td::passthrough())) {{\n"
                        f"    const auto nv = td::nvidia<decltype(&::{r.name})>(ta::Fn::k_{r.name});\n"
                        f"    return nv ? nv({names}) : td::no_nvidia_driver(ta::Fn::k_{r.name});\n  }}\n"
-                       f"{self.body(r, params)}\n}}\n"
+                       f"{body}\n}}\n"
                        # Traced like every export: a Span (TORCHADA_TRACE / TORCHADA_STATS) when on,
                        # out of line so that the export's own path keeps no trace state.
                        f"[[gnu::noinline, gnu::cold]] CUresult traced_{r.name}({plist}) {{\n"

@@ -40,6 +40,19 @@ class Row:
         self.target, self.note, self.line = target, note, line
 
 
+# CUDA runtime functions that do not initialise NVIDIA's runtime (nor, through it, the driver):
+# error strings and codes, versions, and the registrations a program's static constructors make.
+# Every other runtime export notes that CUDA is initialised (ta::note_cuda_initialised): the
+# driver API answers CUDA_ERROR_NOT_INITIALIZED before that or cuInit.
+RUNTIME_CALLS_BEFORE_INIT = {
+    "cudaGetErrorString", "cudaGetErrorName", "cudaGetLastError", "cudaPeekAtLastError",
+    "cudaRuntimeGetVersion", "cudaDriverGetVersion", "__cudaRegisterFatBinary",
+    "__cudaRegisterFatBinaryEnd", "__cudaRegisterFunction", "__cudaRegisterHostVar",
+    "__cudaRegisterManagedVar", "__cudaRegisterUnifiedTable", "__cudaRegisterVar",
+    "__cudaUnregisterFatBinary",
+}
+
+
 def read_table(path):
     rows = []
     seen = set()
@@ -453,7 +466,7 @@ class Gen:
                "// Deprecated CUDA functions are still exported by NVIDIA, so they are defined here.",
                "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n",
                "#include <cuda_runtime_api.h>\n#include <cuda_profiler_api.h>\n#include \"cudart_internal.h\"\n",
-               '#include "abi/export.h"', '#include "core/private_entry.h"', '#include "core/trace.h"', f'#include "gen/cudart{abi}_types.h"',
+               '#include "abi/export.h"', '#include "core/initialised.h"', '#include "core/private_entry.h"', '#include "core/trace.h"', f'#include "gen/cudart{abi}_types.h"',
                f'#include "gen/cudart{abi}_impl.h"\n',
                "namespace torchada {\ninline namespace TORCHADA_ABI_NS {\n",
                f"// NVIDIA's own libcudart.so.{abi}, for TORCHADA_BACKEND=cuda (pass-through).",
@@ -514,7 +527,9 @@ class Gen:
                 out += tracing.wrap(ci, d, sym, r.name, ret, param_list(d), args, lines,
                                     self.trace_labels_emitted.setdefault(abi, set()), labels,
                                     ("cudaError_t", "enum cudaError"),
-                                    gate="ta::fast_runtime()" if r.disposition == "forward" else None)
+                                    gate="ta::fast_runtime()" if r.disposition == "forward" else None,
+                                    first=None if r.name in RUNTIME_CALLS_BEFORE_INIT
+                                    else "ta::note_cuda_initialised();")
                 if abi == "12":
                     ref = d.name
                     out.append(f"static_assert(std::is_same_v<decltype(&{sym}), decltype(&::{ref})>);")

@@ -52,7 +52,8 @@ def arg_summary(ci, decl, emitted, labels_out):
 
 
 def wrap(ci, decl, sym, name, result_spelling, params_text, args_text, body_lines, emitted,
-         labels_out, status_types, attrs="extern \"C\" TORCHADA_EXPORT", ready=None, gate=None):
+         labels_out, status_types, attrs="extern \"C\" TORCHADA_EXPORT", ready=None, gate=None,
+         first=None):
     """The export `sym` as a wrapper over `torchada_body_<name><kTraced>` (body_lines may use
     kTraced). A result of one of `status_types` is the call's status in the statistics.
 
@@ -69,7 +70,11 @@ def wrap(ci, decl, sym, name, result_spelling, params_text, args_text, body_line
     `gate`, when given instead, is an expression for a pointer that is null unless the body may
     skip those checks and tracing is off (ta::fast_runtime()): the export's whole path is one load,
     one test and the body, which receives the pointer as its first parameter `fast` (null on the
-    cold path) and takes kReady."""
+    cold path) and takes kReady.
+
+    `first`, when given, is a statement every call makes before anything else: at the export's
+    entry, or with a `gate` (which must stay null until the statement has had its effect) at the
+    entry of the cold path."""
     is_void = result_spelling == "void"
     integral = result_spelling in status_types
     ret = "" if is_void else "return "
@@ -89,6 +94,8 @@ def wrap(ci, decl, sym, name, result_spelling, params_text, args_text, body_line
     out.append("}")
     call = f"torchada_body_{name}{traced}({body_args})"
     out.append(f"[[gnu::noinline, gnu::cold]] {result_spelling} torchada_traced_{name}({params_text}) {{")
+    if first and gate:
+        out.append(f"  {first}")
     cond = ("!ta::trace::active() || !ta::trace::enabled_slow()" if staged
             else "!ta::trace::enabled_slow()")
     if is_void:
@@ -107,6 +114,8 @@ def wrap(ci, decl, sym, name, result_spelling, params_text, args_text, body_line
         out.append(f"  auto r = {call};\n  span.finish(0);\n  return r;")
     out.append("}\n}  // namespace")
     out.append(f"{attrs} {result_spelling} {sym}({params_text}) {{")
+    if first and not gate:
+        out.append(f"  {first}")
     if gate:
         out.append(f"  const ta::Runtime* fast = {gate};")
     check = ("fast == nullptr" if gate else

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/env.h"
+#include "core/initialised.h"
 #include "core/libraries.h"
 #include "core/log.h"
 #include "core/policy.h"
@@ -430,6 +431,11 @@ void load_kernel_bridge(const Runtime& rt) {
 
 namespace detail {
 std::atomic<bool> g_kernel_bridge_pending{false};
+std::atomic<bool> g_cuda_initialised{false};
+
+void note_cuda_initialised_slow() {
+  if (!g_cuda_initialised.exchange(true, std::memory_order_acq_rel)) refresh_fast_runtime();
+}
 
 void kernel_bridge_wait() {
   BridgeLoad* st = g_bridge_load.load(std::memory_order_acquire);
@@ -468,8 +474,8 @@ void refresh_fast_runtime() {
   const Runtime* rt = g_runtime.load(std::memory_order_acquire);
   // In this order: the bridge's pending flag is raised before initialisation is complete.
   const bool fast = rt != nullptr && g_init_complete.load(std::memory_order_acquire) &&
-                    !rt->passthrough && !g_kernel_bridge_pending.load(std::memory_order_relaxed) &&
-                    !trace::active();
+                    g_cuda_initialised.load(std::memory_order_acquire) && !rt->passthrough &&
+                    !g_kernel_bridge_pending.load(std::memory_order_relaxed) && !trace::active();
   g_fast_runtime.store(fast ? rt : nullptr, std::memory_order_release);
 }
 }  // namespace detail

@@ -14,6 +14,7 @@
 
 #include "abi/convert.h"
 #include "core/backend.h"
+#include "core/initialised.h"
 #include "core/policy.h"
 #include "gen/fn_ids.h"
 #include "gen/driver_table.h"
@@ -59,6 +60,9 @@ CUresult refuse(Fn fn, const char* why);
 // names one, `image` the in-memory image when it passes one (the log names its kernels).
 // CUDA_ERROR_NO_BINARY_FOR_GPU.
 CUresult no_binary(Fn fn, const char* what, const void* image);
+// A driver function called before CUDA is initialised (cuInit, or the runtime's first call):
+// CUDA_ERROR_NOT_INITIALIZED, logged once at info level, counted.
+CUresult not_initialised(Fn fn);
 
 // A generated forwarder's body: each argument converted to the MUSA parameter type, the call,
 // the result translated.

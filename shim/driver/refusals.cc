@@ -97,5 +97,16 @@ CUresult no_binary(Fn fn, const char* what, const void* image) {
   return CUDA_ERROR_NO_BINARY_FOR_GPU;
 }
 
+CUresult not_initialised(Fn fn) {
+  static std::atomic<bool> logged{false};
+  if (!logged.exchange(true, std::memory_order_relaxed))
+    TORCHADA_LOG(kInfo,
+                 "%s before cuInit (and before any CUDA runtime call): CUDA_ERROR_NOT_INITIALIZED, "
+                 "as NVIDIA's driver answers",
+                 kFnNames[static_cast<std::size_t>(fn)]);
+  note_error(fn);
+  return CUDA_ERROR_NOT_INITIALIZED;
+}
+
 }  // namespace drv
 }  // namespace torchada

@@ -15,6 +15,7 @@
 #include "cudart_internal.h"
 
 #include "abi/export.h"
+#include "core/initialised.h"
 #include "core/private_entry.h"
 #include "core/trace.h"
 #include "gen/cudart12_types.h"
@@ -1411,6 +1412,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetInfo(struct cudaChannelFormatDesc * desc, struct cudaExtent * extent, unsigned int * flags, cudaArray_t array) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetInfo(desc, extent, flags, array);
   return torchada_body_cudaArrayGetInfo<false>(desc, extent, flags, array);
 }
@@ -1436,6 +1438,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaArray_t array, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
   return torchada_body_cudaArrayGetMemoryRequirements<false>(memoryRequirements, array, device);
 }
@@ -1461,6 +1464,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetPlane(cudaArray_t * pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
   return torchada_body_cudaArrayGetPlane<false>(pPlaneArray, hArray, planeIdx);
 }
@@ -1485,6 +1489,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaArray_t array) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetSparseProperties(sparseProperties, array);
   return torchada_body_cudaArrayGetSparseProperties<false>(sparseProperties, array);
 }
@@ -1508,6 +1513,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaChooseDevice(int * device, const struct cudaDeviceProp * prop) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaChooseDevice(device, prop);
   return torchada_body_cudaChooseDevice<false>(device, prop);
 }
@@ -1533,6 +1539,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT struct cudaChannelFormatDesc torchada_v12_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCreateChannelDesc(x, y, z, w, f);
   return torchada_body_cudaCreateChannelDesc<false>(x, y, z, w, f);
 }
@@ -1557,6 +1564,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCreateSurfaceObject(cudaSurfaceObject_t * pSurfObject, const struct cudaResourceDesc * pResDesc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCreateSurfaceObject(pSurfObject, pResDesc);
   return torchada_body_cudaCreateSurfaceObject<false>(pSurfObject, pResDesc);
 }
@@ -1583,6 +1591,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCreateTextureObject(cudaTextureObject_t * pTexObject, const struct cudaResourceDesc * pResDesc, const struct cudaTextureDesc * pTexDesc, const struct cudaResourceViewDesc * pResViewDesc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
   return torchada_body_cudaCreateTextureObject<false>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
@@ -1598,6 +1607,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaCtxResetPersistingL2Cache", Fn::k_cudaCtxResetPersistingL2Cache, rt.musa.musaCtxResetPersistingL2Cache);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaCtxResetPersistingL2Cache() {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaCtxResetPersistingL2Cache<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaCtxResetPersistingL2Cache);
   const cudaError_t r = torchada_body_cudaCtxResetPersistingL2Cache<true, false>(nullptr);
@@ -1629,6 +1639,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroyExternalMemory(extMem);
   return torchada_body_cudaDestroyExternalMemory<false>(extMem);
 }
@@ -1651,6 +1662,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroyExternalSemaphore(extSem);
   return torchada_body_cudaDestroyExternalSemaphore<false>(extSem);
 }
@@ -1673,6 +1685,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroySurfaceObject(surfObject);
   return torchada_body_cudaDestroySurfaceObject<false>(surfObject);
 }
@@ -1695,6 +1708,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroyTextureObject(texObject);
   return torchada_body_cudaDestroyTextureObject<false>(texObject);
 }
@@ -1714,6 +1728,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceCanAccessPeer", Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceCanAccessPeer<false, false>(nullptr, canAccessPeer, device, peerDevice);
   ta::trace::Span span(Fn::k_cudaDeviceCanAccessPeer);
   span.args().ptr("canAccessPeer", reinterpret_cast<const void*>(canAccessPeer));
@@ -1741,6 +1756,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceDisablePeerAccess", Fn::k_cudaDeviceDisablePeerAccess, rt.musa.musaDeviceDisablePeerAccess, peerDevice);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceDisablePeerAccess(int peerDevice) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceDisablePeerAccess<false, false>(nullptr, peerDevice);
   ta::trace::Span span(Fn::k_cudaDeviceDisablePeerAccess);
   span.args().i64("peerDevice", static_cast<long long>(peerDevice));
@@ -1766,6 +1782,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceEnablePeerAccess", Fn::k_cudaDeviceEnablePeerAccess, rt.musa.musaDeviceEnablePeerAccess, peerDevice, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceEnablePeerAccess<false, false>(nullptr, peerDevice, flags);
   ta::trace::Span span(Fn::k_cudaDeviceEnablePeerAccess);
   span.args().i64("peerDevice", static_cast<long long>(peerDevice));
@@ -1800,6 +1817,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
   return torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<false>(target, scope);
 }
@@ -1824,6 +1842,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetAttribute(int * value, enum cudaDeviceAttr attr, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetAttribute(value, attr, device);
   return torchada_body_cudaDeviceGetAttribute<false>(value, attr, device);
 }
@@ -1843,6 +1862,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetByPCIBusId", Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetByPCIBusId<false, false>(nullptr, device, pciBusId);
   ta::trace::Span span(Fn::k_cudaDeviceGetByPCIBusId);
   span.args().ptr("device", reinterpret_cast<const void*>(device));
@@ -1873,6 +1893,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetCacheConfig", Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetCacheConfig<false, false>(nullptr, pCacheConfig);
   ta::trace::Span span(Fn::k_cudaDeviceGetCacheConfig);
   span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
@@ -1907,6 +1928,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetDefaultMemPool(memPool, device);
   return torchada_body_cudaDeviceGetDefaultMemPool<false>(memPool, device);
 }
@@ -1931,6 +1953,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetGraphMemAttribute(device, attr, value);
   return torchada_body_cudaDeviceGetGraphMemAttribute<false>(device, attr, value);
 }
@@ -1950,6 +1973,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetLimit", Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetLimit<false, false>(nullptr, pValue, limit);
   ta::trace::Span span(Fn::k_cudaDeviceGetLimit);
   span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
@@ -1985,6 +2009,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetMemPool(memPool, device);
   return torchada_body_cudaDeviceGetMemPool<false>(memPool, device);
 }
@@ -2009,6 +2034,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, int device, int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
   return torchada_body_cudaDeviceGetNvSciSyncAttributes<false>(nvSciSyncAttrList, device, flags);
 }
@@ -2028,6 +2054,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetP2PAttribute", Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetP2PAttribute<false, false>(nullptr, value, attr, srcDevice, dstDevice);
   ta::trace::Span span(Fn::k_cudaDeviceGetP2PAttribute);
   span.args().ptr("value", reinterpret_cast<const void*>(value));
@@ -2060,6 +2087,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetPCIBusId", Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetPCIBusId<false, false>(nullptr, pciBusId, len, device);
   ta::trace::Span span(Fn::k_cudaDeviceGetPCIBusId);
   span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
@@ -2091,6 +2119,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetSharedMemConfig", Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetSharedMemConfig<false, false>(nullptr, pConfig);
   ta::trace::Span span(Fn::k_cudaDeviceGetSharedMemConfig);
   span.args().ptr("pConfig", reinterpret_cast<const void*>(pConfig));
@@ -2121,6 +2150,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetStreamPriorityRange", Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetStreamPriorityRange<false, false>(nullptr, leastPriority, greatestPriority);
   ta::trace::Span span(Fn::k_cudaDeviceGetStreamPriorityRange);
   span.args().ptr("leastPriority", reinterpret_cast<const void*>(leastPriority));
@@ -2157,6 +2187,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
   return torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<false>(maxWidthInElements, fmtDesc, device);
 }
@@ -2179,6 +2210,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGraphMemTrim(int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGraphMemTrim(device);
   return torchada_body_cudaDeviceGraphMemTrim<false>(device);
 }
@@ -2205,6 +2237,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void * userData, cudaAsyncCallbackHandle_t * callback) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
   return torchada_body_cudaDeviceRegisterAsyncNotification<false>(device, callbackFunc, userData, callback);
 }
@@ -2220,6 +2253,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceReset", Fn::k_cudaDeviceReset, rt.musa.musaDeviceReset);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceReset() {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceReset<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaDeviceReset);
   const cudaError_t r = torchada_body_cudaDeviceReset<true, false>(nullptr);
@@ -2244,6 +2278,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceSetCacheConfig", Fn::k_cudaDeviceSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetCacheConfig<false, false>(nullptr, cacheConfig);
   ta::trace::Span span(Fn::k_cudaDeviceSetCacheConfig);
   span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
@@ -2278,6 +2313,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetGraphMemAttribute(device, attr, value);
   return torchada_body_cudaDeviceSetGraphMemAttribute<false>(device, attr, value);
 }
@@ -2293,6 +2329,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceSetLimit", Fn::k_cudaDeviceSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetLimit<false, false>(nullptr, limit, value);
   ta::trace::Span span(Fn::k_cudaDeviceSetLimit);
   span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
@@ -2327,6 +2364,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetMemPool(device, memPool);
   return torchada_body_cudaDeviceSetMemPool<false>(device, memPool);
 }
@@ -2342,6 +2380,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceSetSharedMemConfig", Fn::k_cudaDeviceSetSharedMemConfig, rt.musa.musaDeviceSetSharedMemConfig, config);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetSharedMemConfig<false, false>(nullptr, config);
   ta::trace::Span span(Fn::k_cudaDeviceSetSharedMemConfig);
   span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
@@ -2367,6 +2406,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceSynchronize", Fn::k_cudaDeviceSynchronize, rt.musa.musaDeviceSynchronize);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSynchronize() {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceSynchronize<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaDeviceSynchronize);
   const cudaError_t r = torchada_body_cudaDeviceSynchronize<true, false>(nullptr);
@@ -2399,6 +2439,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceUnregisterAsyncNotification(device, callback);
   return torchada_body_cudaDeviceUnregisterAsyncNotification<false>(device, callback);
 }
@@ -2530,6 +2571,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventCreate", Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventCreate(cudaEvent_t * event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventCreate<false, false>(nullptr, event);
   ta::trace::Span span(Fn::k_cudaEventCreate);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2569,6 +2611,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventCreateWithFlags", Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventCreateWithFlags<false, false>(nullptr, event, flags);
   ta::trace::Span span(Fn::k_cudaEventCreateWithFlags);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2595,6 +2638,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventDestroy", Fn::k_cudaEventDestroy, rt.musa.musaEventDestroy, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventDestroy(cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventDestroy<false, false>(nullptr, event);
   ta::trace::Span span(Fn::k_cudaEventDestroy);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2624,6 +2668,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventElapsedTime", Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventElapsedTime<false, false>(nullptr, ms, start, end);
   ta::trace::Span span(Fn::k_cudaEventElapsedTime);
   span.args().ptr("ms", reinterpret_cast<const void*>(ms));
@@ -2655,6 +2700,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventElapsedTime", Fn::k_cudaEventElapsedTime_v2, rt.musa.musaEventElapsedTime, ms, start, end);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventElapsedTime_v2(float * ms, cudaEvent_t start, cudaEvent_t end) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventElapsedTime_v2<false, false>(nullptr, ms, start, end);
   ta::trace::Span span(Fn::k_cudaEventElapsedTime_v2);
   span.args().ptr("ms", reinterpret_cast<const void*>(ms));
@@ -2682,6 +2728,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventQuery", Fn::k_cudaEventQuery, rt.musa.musaEventQuery, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventQuery(cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventQuery<false, false>(nullptr, event);
   ta::trace::Span span(Fn::k_cudaEventQuery);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2707,6 +2754,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord, rt.musa.musaEventRecord, event, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventRecord<false, false>(nullptr, event, stream);
   ta::trace::Span span(Fn::k_cudaEventRecord);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2733,6 +2781,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord_ptsz, rt.musa.musaEventRecord, event, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventRecord_ptsz<false, false>(nullptr, event, stream);
   ta::trace::Span span(Fn::k_cudaEventRecord_ptsz);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2759,6 +2808,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags, rt.musa.musaEventRecordWithFlags, event, stream, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventRecordWithFlags<false, false>(nullptr, event, stream, flags);
   ta::trace::Span span(Fn::k_cudaEventRecordWithFlags);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2786,6 +2836,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags_ptsz, rt.musa.musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventRecordWithFlags_ptsz<false, false>(nullptr, event, stream, flags);
   ta::trace::Span span(Fn::k_cudaEventRecordWithFlags_ptsz);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2813,6 +2864,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventSynchronize", Fn::k_cudaEventSynchronize, rt.musa.musaEventSynchronize, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventSynchronize(cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventSynchronize<false, false>(nullptr, event);
   ta::trace::Span span(Fn::k_cudaEventSynchronize);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2848,6 +2900,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
   return torchada_body_cudaExternalMemoryGetMappedBuffer<false>(devPtr, extMem, bufferDesc);
 }
@@ -2873,6 +2926,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t * mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc * mipmapDesc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
   return torchada_body_cudaExternalMemoryGetMappedMipmappedArray<false>(mipmap, extMem, mipmapDesc);
 }
@@ -2888,6 +2942,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaFree", Fn::k_cudaFree, rt.musa.musaFree, devPtr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFree(void * devPtr) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaFree<false, false>(nullptr, devPtr);
   ta::trace::Span span(Fn::k_cudaFree);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -2920,6 +2975,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeArray(cudaArray_t array) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeArray(array);
   return torchada_body_cudaFreeArray<false>(array);
 }
@@ -2943,6 +2999,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeAsync(void * devPtr, cudaStream_t hStream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeAsync(devPtr, hStream);
   return torchada_body_cudaFreeAsync<false>(devPtr, hStream);
 }
@@ -2966,6 +3023,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeAsync_ptsz(void * devPtr, cudaStream_t hStream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeAsync_ptsz(devPtr, hStream);
   return torchada_body_cudaFreeAsync_ptsz<false>(devPtr, hStream);
 }
@@ -2981,6 +3039,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaFreeHost", Fn::k_cudaFreeHost, rt.musa.musaFreeHost, ptr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeHost(void * ptr) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaFreeHost<false, false>(nullptr, ptr);
   ta::trace::Span span(Fn::k_cudaFreeHost);
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
@@ -3013,6 +3072,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeMipmappedArray(mipmappedArray);
   return torchada_body_cudaFreeMipmappedArray<false>(mipmappedArray);
 }
@@ -3037,6 +3097,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncGetAttributes(struct cudaFuncAttributes * attr, const void * func) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetAttributes(attr, func);
   return torchada_body_cudaFuncGetAttributes<false>(attr, func);
 }
@@ -3060,6 +3121,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncGetName(const char ** name, const void * func) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetName(name, func);
   return torchada_body_cudaFuncGetName<false>(name, func);
 }
@@ -3087,6 +3149,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
   return torchada_body_cudaFuncGetParamInfo<false>(func, paramIndex, paramOffset, paramSize);
 }
@@ -3111,6 +3174,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncSetAttribute(const void * func, enum cudaFuncAttribute attr, int value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncSetAttribute(func, attr, value);
   return torchada_body_cudaFuncSetAttribute<false>(func, attr, value);
 }
@@ -3134,6 +3198,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncSetCacheConfig(const void * func, enum cudaFuncCache cacheConfig) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncSetCacheConfig(func, cacheConfig);
   return torchada_body_cudaFuncSetCacheConfig<false>(func, cacheConfig);
 }
@@ -3157,6 +3222,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncSetSharedMemConfig(const void * func, enum cudaSharedMemConfig config) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncSetSharedMemConfig(func, config);
   return torchada_body_cudaFuncSetSharedMemConfig<false>(func, config);
 }
@@ -3181,6 +3247,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetChannelDesc(struct cudaChannelFormatDesc * desc, cudaArray_const_t array) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetChannelDesc(desc, array);
   return torchada_body_cudaGetChannelDesc<false>(desc, array);
 }
@@ -3200,6 +3267,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGetDevice", Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDevice(int * device) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGetDevice<false, false>(nullptr, device);
   ta::trace::Span span(Fn::k_cudaGetDevice);
   span.args().ptr("device", reinterpret_cast<const void*>(device));
@@ -3229,6 +3297,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGetDeviceCount", Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDeviceCount(int * count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceCount<false, false>(nullptr, count);
   ta::trace::Span span(Fn::k_cudaGetDeviceCount);
   span.args().ptr("count", reinterpret_cast<const void*>(count));
@@ -3258,6 +3327,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGetDeviceFlags", Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDeviceFlags(unsigned int * flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceFlags<false, false>(nullptr, flags);
   ta::trace::Span span(Fn::k_cudaGetDeviceFlags);
   span.args().ptr("flags", reinterpret_cast<const void*>(flags));
@@ -3301,6 +3371,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceProperties_v2(struct cudaDeviceProp * prop, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDeviceProperties_v2(prop, device);
   return torchada_body_cudaGetDeviceProperties_v2<false>(prop, device);
 }
@@ -3326,6 +3397,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPoint<false>(symbol, funcPtr, flags, driverStatus);
 }
@@ -3351,6 +3423,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPoint_ptsz(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPoint_ptsz<false>(symbol, funcPtr, flags, driverStatus);
 }
@@ -3377,6 +3450,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPointByVersion<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
@@ -3403,6 +3477,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPointByVersion_ptsz(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPointByVersion_ptsz<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
@@ -3469,6 +3544,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetExportTable(const void ** ppExportTable, const cudaUUID_t * pExportTableId) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetExportTable(ppExportTable, pExportTableId);
   return torchada_body_cudaGetExportTable<false>(ppExportTable, pExportTableId);
 }
@@ -3493,6 +3569,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetFuncBySymbol(cudaFunction_t * functionPtr, const void * symbolPtr) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetFuncBySymbol(functionPtr, symbolPtr);
   return torchada_body_cudaGetFuncBySymbol<false>(functionPtr, symbolPtr);
 }
@@ -3516,6 +3593,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaGetKernel(cudaKernel_t * kernel, const void * func) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaGetKernel(kernel, func);
   return torchada_body___cudaGetKernel<false>(kernel, func);
 }
@@ -3540,6 +3618,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetKernel(cudaKernel_t * kernelPtr, const void * entryFuncAddr) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetKernel(kernelPtr, entryFuncAddr);
   return torchada_body_cudaGetKernel<false>(kernelPtr, entryFuncAddr);
 }
@@ -3586,6 +3665,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetMipmappedArrayLevel(cudaArray_t * levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
   return torchada_body_cudaGetMipmappedArrayLevel<false>(levelArray, mipmappedArray, level);
 }
@@ -3610,6 +3690,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaSurfaceObject_t surfObject) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
   return torchada_body_cudaGetSurfaceObjectResourceDesc<false>(pResDesc, surfObject);
 }
@@ -3634,6 +3715,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetSymbolAddress(void ** devPtr, const void * symbol) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetSymbolAddress(devPtr, symbol);
   return torchada_body_cudaGetSymbolAddress<false>(devPtr, symbol);
 }
@@ -3658,6 +3740,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetSymbolSize(size_t * size, const void * symbol) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetSymbolSize(size, symbol);
   return torchada_body_cudaGetSymbolSize<false>(size, symbol);
 }
@@ -3682,6 +3765,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaTextureObject_t texObject) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
   return torchada_body_cudaGetTextureObjectResourceDesc<false>(pResDesc, texObject);
 }
@@ -3706,6 +3790,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc * pResViewDesc, cudaTextureObject_t texObject) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
   return torchada_body_cudaGetTextureObjectResourceViewDesc<false>(pResViewDesc, texObject);
 }
@@ -3730,6 +3815,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc * pTexDesc, cudaTextureObject_t texObject) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
   return torchada_body_cudaGetTextureObjectTextureDesc<false>(pTexDesc, texObject);
 }
@@ -3839,6 +3925,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddChildGraphNode", Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddChildGraphNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, childGraph);
   ta::trace::Span span(Fn::k_cudaGraphAddChildGraphNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -3868,6 +3955,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddDependencies", Fn::k_cudaGraphAddDependencies, rt.musa.musaGraphAddDependencies, graph, from, to, numDependencies);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddDependencies<false, false>(nullptr, graph, from, to, numDependencies);
   ta::trace::Span span(Fn::k_cudaGraphAddDependencies);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -3907,6 +3995,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddDependencies_v2(graph, from, to, edgeData, numDependencies);
   return torchada_body_cudaGraphAddDependencies_v2<false>(graph, from, to, edgeData, numDependencies);
 }
@@ -3926,6 +4015,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddEmptyNode", Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEmptyNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies);
   ta::trace::Span span(Fn::k_cudaGraphAddEmptyNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -3958,6 +4048,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddEventRecordNode", Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEventRecordNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, event);
   ta::trace::Span span(Fn::k_cudaGraphAddEventRecordNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -3991,6 +4082,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddEventWaitNode", Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEventWaitNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, event);
   ta::trace::Span span(Fn::k_cudaGraphAddEventWaitNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4032,6 +4124,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddExternalSemaphoresSignalNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
@@ -4059,6 +4152,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddExternalSemaphoresWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
@@ -4078,6 +4172,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddHostNode", Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddHostNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphAddHostNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4119,6 +4214,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
   return torchada_body_cudaGraphAddKernelNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
@@ -4147,6 +4243,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemAllocNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddMemAllocNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
@@ -4166,6 +4263,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode", Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
   ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4199,6 +4297,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode1D", Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNode1D<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode1D);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4242,6 +4341,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
   return torchada_body_cudaGraphAddMemcpyNodeFromSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
 }
@@ -4270,6 +4370,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
   return torchada_body_cudaGraphAddMemcpyNodeToSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
 }
@@ -4297,6 +4398,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemFreeNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dptr) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
   return torchada_body_cudaGraphAddMemFreeNode<false>(pGraphNode, graph, pDependencies, numDependencies, dptr);
 }
@@ -4316,6 +4418,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddMemsetNode", Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemsetNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
   ta::trace::Span span(Fn::k_cudaGraphAddMemsetNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4358,6 +4461,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
@@ -4387,6 +4491,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddNode_v2(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddNode_v2(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddNode_v2<false>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
 }
@@ -4406,6 +4511,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphChildGraphNodeGetGraph", Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphChildGraphNodeGetGraph<false, false>(nullptr, node, pGraph);
   ta::trace::Span span(Fn::k_cudaGraphChildGraphNodeGetGraph);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -4436,6 +4542,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphClone", Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphClone<false, false>(nullptr, pGraphClone, originalGraph);
   ta::trace::Span span(Fn::k_cudaGraphClone);
   span.args().ptr("pGraphClone", reinterpret_cast<const void*>(pGraphClone));
@@ -4473,6 +4580,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
   return torchada_body_cudaGraphConditionalHandleCreate<false>(pHandle_out, graph, defaultLaunchValue, flags);
 }
@@ -4492,6 +4600,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphCreate", Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphCreate<false, false>(nullptr, pGraph, flags);
   ta::trace::Span span(Fn::k_cudaGraphCreate);
   span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
@@ -4518,6 +4627,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphDebugDotPrint", Fn::k_cudaGraphDebugDotPrint, rt.musa.musaGraphDebugDotPrint, graph, path, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphDebugDotPrint<false, false>(nullptr, graph, path, flags);
   ta::trace::Span span(Fn::k_cudaGraphDebugDotPrint);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -4545,6 +4655,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphDestroy", Fn::k_cudaGraphDestroy, rt.musa.musaGraphDestroy, graph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDestroy(cudaGraph_t graph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphDestroy<false, false>(nullptr, graph);
   ta::trace::Span span(Fn::k_cudaGraphDestroy);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -4570,6 +4681,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphDestroyNode", Fn::k_cudaGraphDestroyNode, rt.musa.musaGraphDestroyNode, node);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDestroyNode(cudaGraphNode_t node) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphDestroyNode<false, false>(nullptr, node);
   ta::trace::Span span(Fn::k_cudaGraphDestroyNode);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -4599,6 +4711,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphEventRecordNodeGetEvent", Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphEventRecordNodeGetEvent<false, false>(nullptr, node, event_out);
   ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeGetEvent);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -4625,6 +4738,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphEventRecordNodeSetEvent", Fn::k_cudaGraphEventRecordNodeSetEvent, rt.musa.musaGraphEventRecordNodeSetEvent, node, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphEventRecordNodeSetEvent<false, false>(nullptr, node, event);
   ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeSetEvent);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -4655,6 +4769,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphEventWaitNodeGetEvent", Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphEventWaitNodeGetEvent<false, false>(nullptr, node, event_out);
   ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeGetEvent);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -4681,6 +4796,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphEventWaitNodeSetEvent", Fn::k_cudaGraphEventWaitNodeSetEvent, rt.musa.musaGraphEventWaitNodeSetEvent, node, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphEventWaitNodeSetEvent<false, false>(nullptr, node, event);
   ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeSetEvent);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -4707,6 +4823,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecChildGraphNodeSetParams", Fn::k_cudaGraphExecChildGraphNodeSetParams, rt.musa.musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecChildGraphNodeSetParams<false, false>(nullptr, hGraphExec, node, childGraph);
   ta::trace::Span span(Fn::k_cudaGraphExecChildGraphNodeSetParams);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -4734,6 +4851,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecDestroy", Fn::k_cudaGraphExecDestroy, rt.musa.musaGraphExecDestroy, graphExec);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecDestroy<false, false>(nullptr, graphExec);
   ta::trace::Span span(Fn::k_cudaGraphExecDestroy);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
@@ -4759,6 +4877,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecEventRecordNodeSetEvent", Fn::k_cudaGraphExecEventRecordNodeSetEvent, rt.musa.musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecEventRecordNodeSetEvent<false, false>(nullptr, hGraphExec, hNode, event);
   ta::trace::Span span(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -4786,6 +4905,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecEventWaitNodeSetEvent", Fn::k_cudaGraphExecEventWaitNodeSetEvent, rt.musa.musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecEventWaitNodeSetEvent<false, false>(nullptr, hGraphExec, hNode, event);
   ta::trace::Span span(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -4822,6 +4942,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
   return torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<false>(hGraphExec, hNode, nodeParams);
 }
@@ -4846,6 +4967,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
   return torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<false>(hGraphExec, hNode, nodeParams);
 }
@@ -4865,6 +4987,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecGetFlags", Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecGetFlags<false, false>(nullptr, graphExec, flags);
   ta::trace::Span span(Fn::k_cudaGraphExecGetFlags);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
@@ -4891,6 +5014,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecHostNodeSetParams", Fn::k_cudaGraphExecHostNodeSetParams, rt.musa.musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecHostNodeSetParams<false, false>(nullptr, hGraphExec, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphExecHostNodeSetParams);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -4927,6 +5051,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
   return torchada_body_cudaGraphExecKernelNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
@@ -4942,6 +5067,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams", Fn::k_cudaGraphExecMemcpyNodeSetParams, rt.musa.musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParams<false, false>(nullptr, hGraphExec, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -4969,6 +5095,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams1D", Fn::k_cudaGraphExecMemcpyNodeSetParams1D, rt.musa.musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParams1D<false, false>(nullptr, hGraphExec, node, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -5011,6 +5138,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
   return torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<false>(hGraphExec, node, dst, symbol, count, offset, kind);
 }
@@ -5038,6 +5166,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
   return torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<false>(hGraphExec, node, symbol, src, count, offset, kind);
 }
@@ -5053,6 +5182,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecMemsetNodeSetParams", Fn::k_cudaGraphExecMemsetNodeSetParams, rt.musa.musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemsetNodeSetParams<false, false>(nullptr, hGraphExec, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphExecMemsetNodeSetParams);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -5090,6 +5220,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
   return torchada_body_cudaGraphExecNodeSetParams<false>(graphExec, node, nodeParams);
 }
@@ -5114,6 +5245,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo * resultInfo) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
   return torchada_body_cudaGraphExecUpdate<false>(hGraphExec, hGraph, resultInfo);
 }
@@ -5138,6 +5270,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams * params_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
   return torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<false>(hNode, params_out);
 }
@@ -5161,6 +5294,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
   return torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<false>(hNode, nodeParams);
 }
@@ -5185,6 +5319,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams * params_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
   return torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<false>(hNode, params_out);
 }
@@ -5208,6 +5343,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
   return torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<false>(hNode, nodeParams);
 }
@@ -5229,6 +5365,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphGetEdges", Fn::k_cudaGraphGetEdges, rt.musa.musaGraphGetEdges, graph, from, to, numEdges);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, size_t * numEdges) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphGetEdges<false, false>(nullptr, graph, from, to, numEdges);
   ta::trace::Span span(Fn::k_cudaGraphGetEdges);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -5268,6 +5405,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, cudaGraphEdgeData * edgeData, size_t * numEdges) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetEdges_v2(graph, from, to, edgeData, numEdges);
   return torchada_body_cudaGraphGetEdges_v2<false>(graph, from, to, edgeData, numEdges);
 }
@@ -5288,6 +5426,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphGetNodes", Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphGetNodes<false, false>(nullptr, graph, nodes, numNodes);
   ta::trace::Span span(Fn::k_cudaGraphGetNodes);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -5320,6 +5459,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphGetRootNodes", Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphGetRootNodes<false, false>(nullptr, graph, pRootNodes, pNumRootNodes);
   ta::trace::Span span(Fn::k_cudaGraphGetRootNodes);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -5351,6 +5491,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphHostNodeGetParams", Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphHostNodeGetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphHostNodeGetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -5377,6 +5518,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphHostNodeSetParams", Fn::k_cudaGraphHostNodeSetParams, rt.musa.musaGraphHostNodeSetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphHostNodeSetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphHostNodeSetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -5443,6 +5585,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsMapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsMapResources(count, resources, stream);
   return torchada_body_cudaGraphicsMapResources<false>(count, resources, stream);
 }
@@ -5477,6 +5620,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t * mipmappedArray, cudaGraphicsResource_t resource) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
   return torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<false>(mipmappedArray, resource);
 }
@@ -5503,6 +5647,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceGetMappedPointer(void ** devPtr, size_t * size, cudaGraphicsResource_t resource) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
   return torchada_body_cudaGraphicsResourceGetMappedPointer<false>(devPtr, size, resource);
 }
@@ -5526,6 +5671,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsResourceSetMapFlags(resource, flags);
   return torchada_body_cudaGraphicsResourceSetMapFlags<false>(resource, flags);
 }
@@ -5552,6 +5698,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsSubResourceGetMappedArray(cudaArray_t * array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
   return torchada_body_cudaGraphicsSubResourceGetMappedArray<false>(array, resource, arrayIndex, mipLevel);
 }
@@ -5577,6 +5724,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsUnmapResources(count, resources, stream);
   return torchada_body_cudaGraphicsUnmapResources<false>(count, resources, stream);
 }
@@ -5599,6 +5747,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsUnregisterResource(resource);
   return torchada_body_cudaGraphicsUnregisterResource<false>(resource);
 }
@@ -5643,6 +5792,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiate(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiate(pGraphExec, graph, flags);
   return torchada_body_cudaGraphInstantiate<false>(pGraphExec, graph, flags);
 }
@@ -5662,6 +5812,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphInstantiateWithFlags", Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphInstantiateWithFlags<false, false>(nullptr, pGraphExec, graph, flags);
   ta::trace::Span span(Fn::k_cudaGraphInstantiateWithFlags);
   span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
@@ -5698,6 +5849,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
   return torchada_body_cudaGraphInstantiateWithParams<false>(pGraphExec, graph, instantiateParams);
 }
@@ -5722,6 +5874,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams);
   return torchada_body_cudaGraphInstantiateWithParams_ptsz<false>(pGraphExec, graph, instantiateParams);
 }
@@ -5745,6 +5898,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeCopyAttributes(hSrc, hDst);
   return torchada_body_cudaGraphKernelNodeCopyAttributes<false>(hSrc, hDst);
 }
@@ -5770,6 +5924,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
   return torchada_body_cudaGraphKernelNodeGetAttribute<false>(hNode, attr, value_out);
 }
@@ -5794,6 +5949,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeGetParams(node, pNodeParams);
   return torchada_body_cudaGraphKernelNodeGetParams<false>(node, pNodeParams);
 }
@@ -5818,6 +5974,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
   return torchada_body_cudaGraphKernelNodeSetAttribute<false>(hNode, attr, value);
 }
@@ -5841,6 +5998,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeSetParams(node, pNodeParams);
   return torchada_body_cudaGraphKernelNodeSetParams<false>(node, pNodeParams);
 }
@@ -5856,6 +6014,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch, rt.musa.musaGraphLaunch, graphExec, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphLaunch<false, false>(nullptr, graphExec, stream);
   ta::trace::Span span(Fn::k_cudaGraphLaunch);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
@@ -5882,6 +6041,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch_ptsz, rt.musa.musaGraphLaunch, graphExec, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphLaunch_ptsz<false, false>(nullptr, graphExec, stream);
   ta::trace::Span span(Fn::k_cudaGraphLaunch_ptsz);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
@@ -5917,6 +6077,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemAllocNodeGetParams(node, params_out);
   return torchada_body_cudaGraphMemAllocNodeGetParams<false>(node, params_out);
 }
@@ -5936,6 +6097,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeGetParams", Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeGetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeGetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -5962,6 +6124,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams", Fn::k_cudaGraphMemcpyNodeSetParams, rt.musa.musaGraphMemcpyNodeSetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -5988,6 +6151,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams1D", Fn::k_cudaGraphMemcpyNodeSetParams1D, rt.musa.musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParams1D<false, false>(nullptr, node, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams1D);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -6029,6 +6193,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
   return torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<false>(node, dst, symbol, count, offset, kind);
 }
@@ -6056,6 +6221,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
   return torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<false>(node, symbol, src, count, offset, kind);
 }
@@ -6079,6 +6245,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void * dptr_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemFreeNodeGetParams(node, dptr_out);
   return torchada_body_cudaGraphMemFreeNodeGetParams<false>(node, dptr_out);
 }
@@ -6098,6 +6265,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphMemsetNodeGetParams", Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemsetNodeGetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphMemsetNodeGetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -6124,6 +6292,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphMemsetNodeSetParams", Fn::k_cudaGraphMemsetNodeSetParams, rt.musa.musaGraphMemsetNodeSetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemsetNodeSetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphMemsetNodeSetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -6154,6 +6323,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphNodeFindInClone", Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeFindInClone<false, false>(nullptr, pNode, originalNode, clonedGraph);
   ta::trace::Span span(Fn::k_cudaGraphNodeFindInClone);
   span.args().ptr("pNode", reinterpret_cast<const void*>(pNode));
@@ -6186,6 +6356,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphNodeGetDependencies", Fn::k_cudaGraphNodeGetDependencies, rt.musa.musaGraphNodeGetDependencies, node, pDependencies, pNumDependencies);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, size_t * pNumDependencies) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetDependencies<false, false>(nullptr, node, pDependencies, pNumDependencies);
   ta::trace::Span span(Fn::k_cudaGraphNodeGetDependencies);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -6223,6 +6394,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetDependencies_v2(node, pDependencies, edgeData, pNumDependencies);
   return torchada_body_cudaGraphNodeGetDependencies_v2<false>(node, pDependencies, edgeData, pNumDependencies);
 }
@@ -6243,6 +6415,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphNodeGetDependentNodes", Fn::k_cudaGraphNodeGetDependentNodes, rt.musa.musaGraphNodeGetDependentNodes, node, pDependentNodes, pNumDependentNodes);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, size_t * pNumDependentNodes) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetDependentNodes<false, false>(nullptr, node, pDependentNodes, pNumDependentNodes);
   ta::trace::Span span(Fn::k_cudaGraphNodeGetDependentNodes);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -6280,6 +6453,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, cudaGraphEdgeData * edgeData, size_t * pNumDependentNodes) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetDependentNodes_v2(node, pDependentNodes, edgeData, pNumDependentNodes);
   return torchada_body_cudaGraphNodeGetDependentNodes_v2<false>(node, pDependentNodes, edgeData, pNumDependentNodes);
 }
@@ -6299,6 +6473,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphNodeGetEnabled", Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetEnabled<false, false>(nullptr, hGraphExec, hNode, isEnabled);
   ta::trace::Span span(Fn::k_cudaGraphNodeGetEnabled);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -6330,6 +6505,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphNodeGetType", Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetType<false, false>(nullptr, node, pType);
   ta::trace::Span span(Fn::k_cudaGraphNodeGetType);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -6356,6 +6532,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphNodeSetEnabled", Fn::k_cudaGraphNodeSetEnabled, rt.musa.musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeSetEnabled<false, false>(nullptr, hGraphExec, hNode, isEnabled);
   ta::trace::Span span(Fn::k_cudaGraphNodeSetEnabled);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -6392,6 +6569,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeSetParams(node, nodeParams);
   return torchada_body_cudaGraphNodeSetParams<false>(node, nodeParams);
 }
@@ -6407,6 +6585,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphReleaseUserObject", Fn::k_cudaGraphReleaseUserObject, rt.musa.musaGraphReleaseUserObject, graph, object, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphReleaseUserObject<false, false>(nullptr, graph, object, count);
   ta::trace::Span span(Fn::k_cudaGraphReleaseUserObject);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -6434,6 +6613,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphRemoveDependencies", Fn::k_cudaGraphRemoveDependencies, rt.musa.musaGraphRemoveDependencies, graph, from, to, numDependencies);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphRemoveDependencies<false, false>(nullptr, graph, from, to, numDependencies);
   ta::trace::Span span(Fn::k_cudaGraphRemoveDependencies);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -6473,6 +6653,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRemoveDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphRemoveDependencies_v2(graph, from, to, edgeData, numDependencies);
   return torchada_body_cudaGraphRemoveDependencies_v2<false>(graph, from, to, edgeData, numDependencies);
 }
@@ -6488,6 +6669,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphRetainUserObject", Fn::k_cudaGraphRetainUserObject, rt.musa.musaGraphRetainUserObject, graph, object, count, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphRetainUserObject<false, false>(nullptr, graph, object, count, flags);
   ta::trace::Span span(Fn::k_cudaGraphRetainUserObject);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -6516,6 +6698,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload, rt.musa.musaGraphUpload, graphExec, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphUpload<false, false>(nullptr, graphExec, stream);
   ta::trace::Span span(Fn::k_cudaGraphUpload);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
@@ -6542,6 +6725,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload_ptsz, rt.musa.musaGraphUpload, graphExec, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphUpload_ptsz<false, false>(nullptr, graphExec, stream);
   ta::trace::Span span(Fn::k_cudaGraphUpload_ptsz);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
@@ -6572,6 +6756,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaHostAlloc", Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostAlloc<false, false>(nullptr, pHost, size, flags);
   ta::trace::Span span(Fn::k_cudaHostAlloc);
   span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
@@ -6603,6 +6788,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaHostGetDevicePointer", Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostGetDevicePointer<false, false>(nullptr, pDevice, pHost, flags);
   ta::trace::Span span(Fn::k_cudaHostGetDevicePointer);
   span.args().ptr("pDevice", reinterpret_cast<const void*>(pDevice));
@@ -6634,6 +6820,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaHostGetFlags", Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostGetFlags<false, false>(nullptr, pFlags, pHost);
   ta::trace::Span span(Fn::k_cudaHostGetFlags);
   span.args().ptr("pFlags", reinterpret_cast<const void*>(pFlags));
@@ -6660,6 +6847,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaHostRegister", Fn::k_cudaHostRegister, rt.musa.musaHostRegister, ptr, size, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostRegister<false, false>(nullptr, ptr, size, flags);
   ta::trace::Span span(Fn::k_cudaHostRegister);
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
@@ -6687,6 +6875,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaHostUnregister", Fn::k_cudaHostUnregister, rt.musa.musaHostUnregister, ptr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostUnregister(void * ptr) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostUnregister<false, false>(nullptr, ptr);
   ta::trace::Span span(Fn::k_cudaHostUnregister);
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
@@ -6721,6 +6910,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaImportExternalMemory(extMem_out, memHandleDesc);
   return torchada_body_cudaImportExternalMemory<false>(extMem_out, memHandleDesc);
 }
@@ -6745,6 +6935,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaImportExternalSemaphore(cudaExternalSemaphore_t * extSem_out, const struct cudaExternalSemaphoreHandleDesc * semHandleDesc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
   return torchada_body_cudaImportExternalSemaphore<false>(extSem_out, semHandleDesc);
 }
@@ -6760,6 +6951,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaInitDevice", Fn::k_cudaInitDevice, rt.musa.musaInitDevice, device, deviceFlags, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaInitDevice<false, false>(nullptr, device, deviceFlags, flags);
   ta::trace::Span span(Fn::k_cudaInitDevice);
   span.args().i64("device", static_cast<long long>(device));
@@ -6793,6 +6985,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT char torchada_v12___cudaInitModule(void ** fatCubinHandle) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaInitModule(fatCubinHandle);
   return torchada_body___cudaInitModule<false>(fatCubinHandle);
 }
@@ -6808,6 +7001,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaIpcCloseMemHandle", Fn::k_cudaIpcCloseMemHandle, rt.musa.musaIpcCloseMemHandle, devPtr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcCloseMemHandle(void * devPtr) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcCloseMemHandle<false, false>(nullptr, devPtr);
   ta::trace::Span span(Fn::k_cudaIpcCloseMemHandle);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -6837,6 +7031,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaIpcGetEventHandle", Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcGetEventHandle<false, false>(nullptr, handle, event);
   ta::trace::Span span(Fn::k_cudaIpcGetEventHandle);
   span.args().ptr("handle", reinterpret_cast<const void*>(handle));
@@ -6867,6 +7062,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaIpcGetMemHandle", Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcGetMemHandle<false, false>(nullptr, handle, devPtr);
   ta::trace::Span span(Fn::k_cudaIpcGetMemHandle);
   span.args().ptr("handle", reinterpret_cast<const void*>(handle));
@@ -6897,6 +7093,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaIpcOpenEventHandle", Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcOpenEventHandle<false, false>(nullptr, event, handle);
   ta::trace::Span span(Fn::k_cudaIpcOpenEventHandle);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -6926,6 +7123,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaIpcOpenMemHandle", Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcOpenMemHandle<false, false>(nullptr, devPtr, handle, flags);
   ta::trace::Span span(Fn::k_cudaIpcOpenMemHandle);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -6962,6 +7160,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
   return torchada_body_cudaKernelSetAttributeForDevice<false>(kernel, attr, value, device);
 }
@@ -6988,6 +7187,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchCooperativeKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -7014,6 +7214,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchCooperativeKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchCooperativeKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -7039,6 +7240,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams * launchParamsList, unsigned int numDevices, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
   return torchada_body_cudaLaunchCooperativeKernelMultiDevice<false>(launchParamsList, numDevices, flags);
 }
@@ -7054,6 +7256,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc, rt.musa.musaLaunchHostFunc, stream, fn, userData);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc<false, false>(nullptr, stream, fn, userData);
   ta::trace::Span span(Fn::k_cudaLaunchHostFunc);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -7081,6 +7284,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc_ptsz, rt.musa.musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc_ptsz<false, false>(nullptr, stream, fn, userData);
   ta::trace::Span span(Fn::k_cudaLaunchHostFunc_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -7118,6 +7322,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body___cudaLaunchKernel<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -7144,6 +7349,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -7169,6 +7375,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body___cudaLaunchKernel_ptsz<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -7195,6 +7402,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -7220,6 +7428,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernelExC(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernelExC(config, func, args);
   return torchada_body_cudaLaunchKernelExC<false>(config, func, args);
 }
@@ -7245,6 +7454,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernelExC_ptsz(config, func, args);
   return torchada_body_cudaLaunchKernelExC_ptsz<false>(config, func, args);
 }
@@ -7270,6 +7480,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryEnumerateKernels(cudaKernel_t * kernels, unsigned int numKernels, cudaLibrary_t lib) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
   return torchada_body_cudaLibraryEnumerateKernels<false>(kernels, numKernels, lib);
 }
@@ -7297,6 +7508,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetGlobal(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetGlobal(dptr, bytes, library, name);
   return torchada_body_cudaLibraryGetGlobal<false>(dptr, bytes, library, name);
 }
@@ -7322,6 +7534,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetKernel(cudaKernel_t * pKernel, cudaLibrary_t library, const char * name) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetKernel(pKernel, library, name);
   return torchada_body_cudaLibraryGetKernel<false>(pKernel, library, name);
 }
@@ -7346,6 +7559,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetKernelCount(unsigned int * count, cudaLibrary_t lib) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetKernelCount(count, lib);
   return torchada_body_cudaLibraryGetKernelCount<false>(count, lib);
 }
@@ -7373,6 +7587,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetManaged(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetManaged(dptr, bytes, library, name);
   return torchada_body_cudaLibraryGetManaged<false>(dptr, bytes, library, name);
 }
@@ -7398,6 +7613,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetUnifiedFunction(void ** fptr, cudaLibrary_t library, const char * symbol) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
   return torchada_body_cudaLibraryGetUnifiedFunction<false>(fptr, library, symbol);
 }
@@ -7430,6 +7646,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryLoadData(cudaLibrary_t * library, const void * code, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
   return torchada_body_cudaLibraryLoadData<false>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
@@ -7462,6 +7679,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryLoadFromFile(cudaLibrary_t * library, const char * fileName, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
   return torchada_body_cudaLibraryLoadFromFile<false>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
@@ -7484,6 +7702,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryUnload(cudaLibrary_t library) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryUnload(library);
   return torchada_body_cudaLibraryUnload<false>(library);
 }
@@ -7503,6 +7722,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMalloc", Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMalloc(void ** devPtr, size_t size) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMalloc<false, false>(nullptr, devPtr, size);
   ta::trace::Span span(Fn::k_cudaMalloc);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -7533,6 +7753,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMalloc3D", Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMalloc3D<false, false>(nullptr, pitchedDevPtr, extent);
   ta::trace::Span span(Fn::k_cudaMalloc3D);
   span.args().ptr("pitchedDevPtr", reinterpret_cast<const void*>(pitchedDevPtr));
@@ -7568,6 +7789,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMalloc3DArray(array, desc, extent, flags);
   return torchada_body_cudaMalloc3DArray<false>(array, desc, extent, flags);
 }
@@ -7595,6 +7817,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, size_t width, size_t height, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocArray(array, desc, width, height, flags);
   return torchada_body_cudaMallocArray<false>(array, desc, width, height, flags);
 }
@@ -7619,6 +7842,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocAsync(devPtr, size, hStream);
   return torchada_body_cudaMallocAsync<false>(devPtr, size, hStream);
 }
@@ -7643,6 +7867,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocAsync_ptsz(devPtr, size, hStream);
   return torchada_body_cudaMallocAsync_ptsz<false>(devPtr, size, hStream);
 }
@@ -7669,6 +7894,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
   return torchada_body_cudaMallocFromPoolAsync<false>(ptr, size, memPool, stream);
 }
@@ -7695,6 +7921,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocFromPoolAsync_ptsz(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocFromPoolAsync_ptsz(ptr, size, memPool, stream);
   return torchada_body_cudaMallocFromPoolAsync_ptsz<false>(ptr, size, memPool, stream);
 }
@@ -7714,6 +7941,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMallocHost", Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocHost(void ** ptr, size_t size) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMallocHost<false, false>(nullptr, ptr, size);
   ta::trace::Span span(Fn::k_cudaMallocHost);
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
@@ -7744,6 +7972,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMallocManaged", Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMallocManaged<false, false>(nullptr, devPtr, size, flags);
   ta::trace::Span span(Fn::k_cudaMallocManaged);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -7782,6 +8011,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
   return torchada_body_cudaMallocMipmappedArray<false>(mipmappedArray, desc, extent, numLevels, flags);
 }
@@ -7802,6 +8032,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMallocPitch", Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMallocPitch<false, false>(nullptr, devPtr, pitch, width, height);
   ta::trace::Span span(Fn::k_cudaMallocPitch);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -7830,6 +8061,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemAdvise", Fn::k_cudaMemAdvise, rt.musa.musaMemAdvise, devPtr, count, advice, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, int device) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemAdvise<false, false>(nullptr, devPtr, count, advice, device);
   ta::trace::Span span(Fn::k_cudaMemAdvise);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -7867,6 +8099,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemAdvise_v2(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemAdvise_v2(devPtr, count, advice, location);
   return torchada_body_cudaMemAdvise_v2<false>(devPtr, count, advice, location);
 }
@@ -7882,6 +8115,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy, rt.musa.musaMemcpy, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy<false, false>(nullptr, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -7910,6 +8144,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2D<false, false>(nullptr, dst, dpitch, src, spitch, width, height, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy2D);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -7940,6 +8175,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D_ptds, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2D_ptds<false, false>(nullptr, dst, dpitch, src, spitch, width, height, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy2D_ptds);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -7982,6 +8218,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
   return torchada_body_cudaMemcpy2DArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
 }
@@ -8009,6 +8246,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
   return torchada_body_cudaMemcpy2DArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
 }
@@ -8024,6 +8262,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DAsync<false, false>(nullptr, dst, dpitch, src, spitch, width, height, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy2DAsync);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -8054,6 +8293,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync_ptsz, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DAsync_ptsz<false, false>(nullptr, dst, dpitch, src, spitch, width, height, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy2DAsync_ptsz);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -8096,6 +8336,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
   return torchada_body_cudaMemcpy2DFromArray<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
@@ -8123,6 +8364,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArray_ptds(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind);
   return torchada_body_cudaMemcpy2DFromArray_ptds<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
@@ -8150,6 +8392,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DFromArrayAsync<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
 }
@@ -8177,6 +8420,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArrayAsync_ptsz(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
 }
@@ -8204,6 +8448,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
   return torchada_body_cudaMemcpy2DToArray<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
@@ -8231,6 +8476,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind);
   return torchada_body_cudaMemcpy2DToArray_ptds<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
@@ -8258,6 +8504,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DToArrayAsync<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
 }
@@ -8285,6 +8532,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
 }
@@ -8300,6 +8548,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D, rt.musa.musaMemcpy3D, p);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3D<false, false>(nullptr, p);
   ta::trace::Span span(Fn::k_cudaMemcpy3D);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8325,6 +8574,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D_ptds, rt.musa.musaMemcpy3D, p);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3D_ptds<false, false>(nullptr, p);
   ta::trace::Span span(Fn::k_cudaMemcpy3D_ptds);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8350,6 +8600,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync, rt.musa.musaMemcpy3DAsync, p, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DAsync<false, false>(nullptr, p, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy3DAsync);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8376,6 +8627,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync_ptsz, rt.musa.musaMemcpy3DAsync, p, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DAsync_ptsz<false, false>(nullptr, p, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy3DAsync_ptsz);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8415,6 +8667,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, size_t * failIdx, unsigned long long flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DBatchAsync(numOps, opList, failIdx, flags, stream);
   return torchada_body_cudaMemcpy3DBatchAsync<false>(numOps, opList, failIdx, flags, stream);
 }
@@ -8443,6 +8696,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp * opList, size_t * failIdx, unsigned long long flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, stream);
   return torchada_body_cudaMemcpy3DBatchAsync_ptsz<false>(numOps, opList, failIdx, flags, stream);
 }
@@ -8458,6 +8712,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer, rt.musa.musaMemcpy3DPeer, p);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeer<false, false>(nullptr, p);
   ta::trace::Span span(Fn::k_cudaMemcpy3DPeer);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8483,6 +8738,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer_ptds, rt.musa.musaMemcpy3DPeer, p);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeer_ptds<false, false>(nullptr, p);
   ta::trace::Span span(Fn::k_cudaMemcpy3DPeer_ptds);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8508,6 +8764,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync, rt.musa.musaMemcpy3DPeerAsync, p, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeerAsync<false, false>(nullptr, p, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8534,6 +8791,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync_ptsz, rt.musa.musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false, false>(nullptr, p, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8560,6 +8818,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy_ptds, rt.musa.musaMemcpy, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy_ptds<false, false>(nullptr, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy_ptds);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -8600,6 +8859,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
   return torchada_body_cudaMemcpyArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
 }
@@ -8627,6 +8887,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
   return torchada_body_cudaMemcpyArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
 }
@@ -8642,6 +8903,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync, rt.musa.musaMemcpyAsync, dst, src, count, kind, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync<false, false>(nullptr, dst, src, count, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpyAsync);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -8671,6 +8933,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync_ptsz, rt.musa.musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync_ptsz<false, false>(nullptr, dst, src, count, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpyAsync_ptsz);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -8718,6 +8981,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyBatchAsync(void ** dsts, void ** srcs, size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
   return torchada_body_cudaMemcpyBatchAsync<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
 }
@@ -8751,6 +9015,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyBatchAsync_ptsz(void ** dsts, void ** srcs, size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
   return torchada_body_cudaMemcpyBatchAsync_ptsz<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
 }
@@ -8778,6 +9043,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArray(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
   return torchada_body_cudaMemcpyFromArray<false>(dst, src, wOffset, hOffset, count, kind);
 }
@@ -8805,6 +9071,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArray_ptds(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind);
   return torchada_body_cudaMemcpyFromArray_ptds<false>(dst, src, wOffset, hOffset, count, kind);
 }
@@ -8832,6 +9099,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArrayAsync(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
   return torchada_body_cudaMemcpyFromArrayAsync<false>(dst, src, wOffset, hOffset, count, kind, stream);
 }
@@ -8859,6 +9127,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArrayAsync_ptsz(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream);
   return torchada_body_cudaMemcpyFromArrayAsync_ptsz<false>(dst, src, wOffset, hOffset, count, kind, stream);
 }
@@ -8885,6 +9154,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
   return torchada_body_cudaMemcpyFromSymbol<false>(dst, symbol, count, offset, kind);
 }
@@ -8911,6 +9181,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbol_ptds(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind);
   return torchada_body_cudaMemcpyFromSymbol_ptds<false>(dst, symbol, count, offset, kind);
 }
@@ -8938,6 +9209,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
   return torchada_body_cudaMemcpyFromSymbolAsync<false>(dst, symbol, count, offset, kind, stream);
 }
@@ -8965,6 +9237,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbolAsync_ptsz(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream);
   return torchada_body_cudaMemcpyFromSymbolAsync_ptsz<false>(dst, symbol, count, offset, kind, stream);
 }
@@ -8980,6 +9253,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpyPeer", Fn::k_cudaMemcpyPeer, rt.musa.musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyPeer<false, false>(nullptr, dst, dstDevice, src, srcDevice, count);
   ta::trace::Span span(Fn::k_cudaMemcpyPeer);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -9009,6 +9283,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpyPeerAsync", Fn::k_cudaMemcpyPeerAsync, rt.musa.musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyPeerAsync<false, false>(nullptr, dst, dstDevice, src, srcDevice, count, stream);
   ta::trace::Span span(Fn::k_cudaMemcpyPeerAsync);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -9051,6 +9326,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
   return torchada_body_cudaMemcpyToArray<false>(dst, wOffset, hOffset, src, count, kind);
 }
@@ -9078,6 +9354,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind);
   return torchada_body_cudaMemcpyToArray_ptds<false>(dst, wOffset, hOffset, src, count, kind);
 }
@@ -9105,6 +9382,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
   return torchada_body_cudaMemcpyToArrayAsync<false>(dst, wOffset, hOffset, src, count, kind, stream);
 }
@@ -9132,6 +9410,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream);
   return torchada_body_cudaMemcpyToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, count, kind, stream);
 }
@@ -9158,6 +9437,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
   return torchada_body_cudaMemcpyToSymbol<false>(symbol, src, count, offset, kind);
 }
@@ -9184,6 +9464,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbol_ptds(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind);
   return torchada_body_cudaMemcpyToSymbol_ptds<false>(symbol, src, count, offset, kind);
 }
@@ -9211,6 +9492,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
   return torchada_body_cudaMemcpyToSymbolAsync<false>(symbol, src, count, offset, kind, stream);
 }
@@ -9238,6 +9520,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbolAsync_ptsz(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream);
   return torchada_body_cudaMemcpyToSymbolAsync_ptsz<false>(symbol, src, count, offset, kind, stream);
 }
@@ -9258,6 +9541,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemGetInfo", Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemGetInfo(size_t * free, size_t * total) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemGetInfo<false, false>(nullptr, free, total);
   ta::trace::Span span(Fn::k_cudaMemGetInfo);
   span.args().ptr("free", reinterpret_cast<const void*>(free));
@@ -9293,6 +9577,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolCreate(cudaMemPool_t * memPool, const struct cudaMemPoolProps * poolProps) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolCreate(memPool, poolProps);
   return torchada_body_cudaMemPoolCreate<false>(memPool, poolProps);
 }
@@ -9315,6 +9600,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolDestroy(cudaMemPool_t memPool) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolDestroy(memPool);
   return torchada_body_cudaMemPoolDestroy<false>(memPool);
 }
@@ -9339,6 +9625,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData * exportData, void * ptr) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolExportPointer(exportData, ptr);
   return torchada_body_cudaMemPoolExportPointer<false>(exportData, ptr);
 }
@@ -9364,6 +9651,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolExportToShareableHandle(void * shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
   return torchada_body_cudaMemPoolExportToShareableHandle<false>(shareableHandle, memPool, handleType, flags);
 }
@@ -9390,6 +9678,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolGetAccess(enum cudaMemAccessFlags * flags, cudaMemPool_t memPool, struct cudaMemLocation * location) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolGetAccess(flags, memPool, location);
   return torchada_body_cudaMemPoolGetAccess<false>(flags, memPool, location);
 }
@@ -9414,6 +9703,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolGetAttribute(memPool, attr, value);
   return torchada_body_cudaMemPoolGetAttribute<false>(memPool, attr, value);
 }
@@ -9440,6 +9730,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolImportFromShareableHandle(cudaMemPool_t * memPool, void * shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
   return torchada_body_cudaMemPoolImportFromShareableHandle<false>(memPool, shareableHandle, handleType, flags);
 }
@@ -9466,6 +9757,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolImportPointer(void ** ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData * exportData) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolImportPointer(ptr, memPool, exportData);
   return torchada_body_cudaMemPoolImportPointer<false>(ptr, memPool, exportData);
 }
@@ -9490,6 +9782,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc * descList, size_t count) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolSetAccess(memPool, descList, count);
   return torchada_body_cudaMemPoolSetAccess<false>(memPool, descList, count);
 }
@@ -9514,6 +9807,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolSetAttribute(memPool, attr, value);
   return torchada_body_cudaMemPoolSetAttribute<false>(memPool, attr, value);
 }
@@ -9537,6 +9831,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolTrimTo(memPool, minBytesToKeep);
   return torchada_body_cudaMemPoolTrimTo<false>(memPool, minBytesToKeep);
 }
@@ -9552,6 +9847,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemPrefetchAsync", Fn::k_cudaMemPrefetchAsync, rt.musa.musaMemPrefetchAsync, devPtr, count, dstDevice, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPrefetchAsync(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemPrefetchAsync<false, false>(nullptr, devPtr, count, dstDevice, stream);
   ta::trace::Span span(Fn::k_cudaMemPrefetchAsync);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -9580,6 +9876,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemPrefetchAsync", Fn::k_cudaMemPrefetchAsync_ptsz, rt.musa.musaMemPrefetchAsync, devPtr, count, dstDevice, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemPrefetchAsync_ptsz<false, false>(nullptr, devPtr, count, dstDevice, stream);
   ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_ptsz);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -9618,6 +9915,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_v2(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
   return torchada_body_cudaMemPrefetchAsync_v2<false>(devPtr, count, location, flags, stream);
 }
@@ -9643,6 +9941,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_v2_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, stream);
   return torchada_body_cudaMemPrefetchAsync_v2_ptsz<false>(devPtr, count, location, flags, stream);
 }
@@ -9658,6 +9957,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemRangeGetAttribute", Fn::k_cudaMemRangeGetAttribute, rt.musa.musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemRangeGetAttribute<false, false>(nullptr, data, dataSize, attribute, devPtr, count);
   ta::trace::Span span(Fn::k_cudaMemRangeGetAttribute);
   span.args().ptr("data", reinterpret_cast<const void*>(data));
@@ -9693,6 +9993,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemRangeGetAttributes", Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemRangeGetAttributes<false, false>(nullptr, data, dataSizes, attributes, numAttributes, devPtr, count);
   ta::trace::Span span(Fn::k_cudaMemRangeGetAttributes);
   span.args().ptr("data", reinterpret_cast<const void*>(data));
@@ -9723,6 +10024,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset, rt.musa.musaMemset, devPtr, value, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset(void * devPtr, int value, size_t count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset<false, false>(nullptr, devPtr, value, count);
   ta::trace::Span span(Fn::k_cudaMemset);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -9750,6 +10052,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset2D<false, false>(nullptr, devPtr, pitch, value, width, height);
   ta::trace::Span span(Fn::k_cudaMemset2D);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -9779,6 +10082,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D_ptds, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset2D_ptds<false, false>(nullptr, devPtr, pitch, value, width, height);
   ta::trace::Span span(Fn::k_cudaMemset2D_ptds);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -9808,6 +10112,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset2DAsync<false, false>(nullptr, devPtr, pitch, value, width, height, stream);
   ta::trace::Span span(Fn::k_cudaMemset2DAsync);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -9838,6 +10143,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync_ptsz, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset2DAsync_ptsz<false, false>(nullptr, devPtr, pitch, value, width, height, stream);
   ta::trace::Span span(Fn::k_cudaMemset2DAsync_ptsz);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -9868,6 +10174,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset3D<false, false>(nullptr, pitchedDevPtr, value, extent);
   ta::trace::Span span(Fn::k_cudaMemset3D);
   span.args().i64("value", static_cast<long long>(value));
@@ -9893,6 +10200,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D_ptds, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset3D_ptds<false, false>(nullptr, pitchedDevPtr, value, extent);
   ta::trace::Span span(Fn::k_cudaMemset3D_ptds);
   span.args().i64("value", static_cast<long long>(value));
@@ -9918,6 +10226,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset3DAsync<false, false>(nullptr, pitchedDevPtr, value, extent, stream);
   ta::trace::Span span(Fn::k_cudaMemset3DAsync);
   span.args().i64("value", static_cast<long long>(value));
@@ -9944,6 +10253,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync_ptsz, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset3DAsync_ptsz<false, false>(nullptr, pitchedDevPtr, value, extent, stream);
   ta::trace::Span span(Fn::k_cudaMemset3DAsync_ptsz);
   span.args().i64("value", static_cast<long long>(value));
@@ -9970,6 +10280,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset_ptds, rt.musa.musaMemset, devPtr, value, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset_ptds(void * devPtr, int value, size_t count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset_ptds<false, false>(nullptr, devPtr, value, count);
   ta::trace::Span span(Fn::k_cudaMemset_ptds);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -9997,6 +10308,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync, rt.musa.musaMemsetAsync, devPtr, value, count, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync<false, false>(nullptr, devPtr, value, count, stream);
   ta::trace::Span span(Fn::k_cudaMemsetAsync);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -10025,6 +10337,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync_ptsz, rt.musa.musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync_ptsz<false, false>(nullptr, devPtr, value, count, stream);
   ta::trace::Span span(Fn::k_cudaMemsetAsync_ptsz);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -10063,6 +10376,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaMipmappedArray_t mipmap, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
   return torchada_body_cudaMipmappedArrayGetMemoryRequirements<false>(memoryRequirements, mipmap, device);
 }
@@ -10087,6 +10401,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaMipmappedArray_t mipmap) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
   return torchada_body_cudaMipmappedArrayGetSparseProperties<false>(sparseProperties, mipmap);
 }
@@ -10113,6 +10428,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
   return torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<false>(dynamicSmemSize, func, numBlocks, blockSize);
 }
@@ -10139,6 +10455,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
   return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<false>(numBlocks, func, blockSize, dynamicSMemSize);
 }
@@ -10166,6 +10483,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
   return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<false>(numBlocks, func, blockSize, dynamicSMemSize, flags);
 }
@@ -10191,6 +10509,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxActiveClusters(int * numClusters, const void * func, const cudaLaunchConfig_t * launchConfig) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
   return torchada_body_cudaOccupancyMaxActiveClusters<false>(numClusters, func, launchConfig);
 }
@@ -10216,6 +10535,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxPotentialClusterSize(int * clusterSize, const void * func, const cudaLaunchConfig_t * launchConfig) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
   return torchada_body_cudaOccupancyMaxPotentialClusterSize<false>(clusterSize, func, launchConfig);
 }
@@ -10260,6 +10580,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaPointerGetAttributes(attributes, ptr);
   return torchada_body_cudaPointerGetAttributes<false>(attributes, ptr);
 }
@@ -10285,6 +10606,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream);
   return torchada_body___cudaPopCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
 }
@@ -10300,6 +10622,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaProfilerStart", Fn::k_cudaProfilerStart, rt.musa.musaProfilerStart);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaProfilerStart() {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaProfilerStart<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaProfilerStart);
   const cudaError_t r = torchada_body_cudaProfilerStart<true, false>(nullptr);
@@ -10324,6 +10647,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaProfilerStop", Fn::k_cudaProfilerStop, rt.musa.musaProfilerStop);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaProfilerStop() {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaProfilerStop<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaProfilerStop);
   const cudaError_t r = torchada_body_cudaProfilerStop<true, false>(nullptr);
@@ -10355,6 +10679,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT unsigned int torchada_v12___cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
   return torchada_body___cudaPushCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
 }
@@ -10552,6 +10877,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaSetDevice", Fn::k_cudaSetDevice, rt.musa.musaSetDevice, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetDevice(int device) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaSetDevice<false, false>(nullptr, device);
   ta::trace::Span span(Fn::k_cudaSetDevice);
   span.args().i64("device", static_cast<long long>(device));
@@ -10577,6 +10903,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaSetDeviceFlags", Fn::k_cudaSetDeviceFlags, rt.musa.musaSetDeviceFlags, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetDeviceFlags(unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaSetDeviceFlags<false, false>(nullptr, flags);
   ta::trace::Span span(Fn::k_cudaSetDeviceFlags);
   span.args().u64("flags", static_cast<unsigned long long>(flags));
@@ -10610,6 +10937,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDoubleForDevice(double * d) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetDoubleForDevice(d);
   return torchada_body_cudaSetDoubleForDevice<false>(d);
 }
@@ -10633,6 +10961,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDoubleForHost(double * d) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetDoubleForHost(d);
   return torchada_body_cudaSetDoubleForHost<false>(d);
 }
@@ -10652,6 +10981,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaSetValidDevices", Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetValidDevices(int * device_arr, int len) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaSetValidDevices<false, false>(nullptr, device_arr, len);
   ta::trace::Span span(Fn::k_cudaSetValidDevices);
   span.args().ptr("device_arr", reinterpret_cast<const void*>(device_arr));
@@ -10708,6 +11038,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSignalExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSignalExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaSignalExternalSemaphoresAsync_v2<false>(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -10733,6 +11064,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSignalExternalSemaphoresAsync_v2_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSignalExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaSignalExternalSemaphoresAsync_v2_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -10748,6 +11080,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback, rt.musa.musaStreamAddCallback, stream, callback, userData, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamAddCallback<false, false>(nullptr, stream, callback, userData, flags);
   ta::trace::Span span(Fn::k_cudaStreamAddCallback);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -10776,6 +11109,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback_ptsz, rt.musa.musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamAddCallback_ptsz<false, false>(nullptr, stream, callback, userData, flags);
   ta::trace::Span span(Fn::k_cudaStreamAddCallback_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -10804,6 +11138,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync, rt.musa.musaStreamAttachMemAsync, stream, devPtr, length, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamAttachMemAsync<false, false>(nullptr, stream, devPtr, length, flags);
   ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -10832,6 +11167,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync_ptsz, rt.musa.musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamAttachMemAsync_ptsz<false, false>(nullptr, stream, devPtr, length, flags);
   ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -10860,6 +11196,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture, rt.musa.musaStreamBeginCapture, stream, mode);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCapture<false, false>(nullptr, stream, mode);
   ta::trace::Span span(Fn::k_cudaStreamBeginCapture);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -10886,6 +11223,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture_ptsz, rt.musa.musaStreamBeginCapture, ta::per_thread(stream), mode);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCapture_ptsz<false, false>(nullptr, stream, mode);
   ta::trace::Span span(Fn::k_cudaStreamBeginCapture_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -10924,6 +11262,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
   return torchada_body_cudaStreamBeginCaptureToGraph<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
 }
@@ -10951,6 +11290,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCaptureToGraph_ptsz(stream, graph, dependencies, dependencyData, numDependencies, mode);
   return torchada_body_cudaStreamBeginCaptureToGraph_ptsz<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
 }
@@ -10966,6 +11306,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes, rt.musa.musaStreamCopyAttributes, dst, src);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCopyAttributes<false, false>(nullptr, dst, src);
   ta::trace::Span span(Fn::k_cudaStreamCopyAttributes);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -10992,6 +11333,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes_ptsz, rt.musa.musaStreamCopyAttributes, dst, src);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCopyAttributes_ptsz<false, false>(nullptr, dst, src);
   ta::trace::Span span(Fn::k_cudaStreamCopyAttributes_ptsz);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -11022,6 +11364,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamCreate", Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreate(cudaStream_t * pStream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCreate<false, false>(nullptr, pStream);
   ta::trace::Span span(Fn::k_cudaStreamCreate);
   span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
@@ -11051,6 +11394,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamCreateWithFlags", Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCreateWithFlags<false, false>(nullptr, pStream, flags);
   ta::trace::Span span(Fn::k_cudaStreamCreateWithFlags);
   span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
@@ -11081,6 +11425,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamCreateWithPriority", Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCreateWithPriority<false, false>(nullptr, pStream, flags, priority);
   ta::trace::Span span(Fn::k_cudaStreamCreateWithPriority);
   span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
@@ -11108,6 +11453,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamDestroy", Fn::k_cudaStreamDestroy, rt.musa.musaStreamDestroy, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamDestroy(cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamDestroy<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamDestroy);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11137,6 +11483,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamEndCapture<false, false>(nullptr, stream, pGraph);
   ta::trace::Span span(Fn::k_cudaStreamEndCapture);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11167,6 +11514,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamEndCapture_ptsz<false, false>(nullptr, stream, pGraph);
   ta::trace::Span span(Fn::k_cudaStreamEndCapture_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11203,6 +11551,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetAttribute(hStream, attr, value_out);
   return torchada_body_cudaStreamGetAttribute<false>(hStream, attr, value_out);
 }
@@ -11228,6 +11577,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetAttribute_ptsz(hStream, attr, value_out);
   return torchada_body_cudaStreamGetAttribute_ptsz<false>(hStream, attr, value_out);
 }
@@ -11271,6 +11621,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetCaptureInfo_v2", Fn::k_cudaStreamGetCaptureInfo_v2, rt.musa.musaStreamGetCaptureInfo_v2, stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetCaptureInfo_v2<false, false>(nullptr, stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
   ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v2);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11309,6 +11660,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetCaptureInfo_v2", Fn::k_cudaStreamGetCaptureInfo_v2_ptsz, rt.musa.musaStreamGetCaptureInfo_v2, ta::per_thread(stream), captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetCaptureInfo_v2_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetCaptureInfo_v2_ptsz<false, false>(nullptr, stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
   ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11351,6 +11703,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetCaptureInfo_v3(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
   return torchada_body_cudaStreamGetCaptureInfo_v3<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
@@ -11378,6 +11731,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v3_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetCaptureInfo_v3_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
   return torchada_body_cudaStreamGetCaptureInfo_v3_ptsz<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
@@ -11397,6 +11751,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetDevice(cudaStream_t hStream, int * device) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevice<false, false>(nullptr, hStream, device);
   ta::trace::Span span(Fn::k_cudaStreamGetDevice);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11427,6 +11782,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevice_ptsz<false, false>(nullptr, hStream, device);
   ta::trace::Span span(Fn::k_cudaStreamGetDevice_ptsz);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11457,6 +11813,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetFlags<false, false>(nullptr, hStream, flags);
   ta::trace::Span span(Fn::k_cudaStreamGetFlags);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11487,6 +11844,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetFlags_ptsz<false, false>(nullptr, hStream, flags);
   ta::trace::Span span(Fn::k_cudaStreamGetFlags_ptsz);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11517,6 +11875,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetId<false, false>(nullptr, hStream, streamId);
   ta::trace::Span span(Fn::k_cudaStreamGetId);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11547,6 +11906,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetId_ptsz<false, false>(nullptr, hStream, streamId);
   ta::trace::Span span(Fn::k_cudaStreamGetId_ptsz);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11577,6 +11937,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetPriority<false, false>(nullptr, hStream, priority);
   ta::trace::Span span(Fn::k_cudaStreamGetPriority);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11607,6 +11968,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetPriority_ptsz<false, false>(nullptr, hStream, priority);
   ta::trace::Span span(Fn::k_cudaStreamGetPriority_ptsz);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11637,6 +11999,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamIsCapturing<false, false>(nullptr, stream, pCaptureStatus);
   ta::trace::Span span(Fn::k_cudaStreamIsCapturing);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11667,6 +12030,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamIsCapturing_ptsz<false, false>(nullptr, stream, pCaptureStatus);
   ta::trace::Span span(Fn::k_cudaStreamIsCapturing_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11693,6 +12057,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery, rt.musa.musaStreamQuery, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamQuery(cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamQuery<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamQuery);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11718,6 +12083,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery_ptsz, rt.musa.musaStreamQuery, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamQuery_ptsz(cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamQuery_ptsz<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamQuery_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11752,6 +12118,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSetAttribute(hStream, attr, value);
   return torchada_body_cudaStreamSetAttribute<false>(hStream, attr, value);
 }
@@ -11776,6 +12143,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSetAttribute_ptsz(hStream, attr, value);
   return torchada_body_cudaStreamSetAttribute_ptsz<false>(hStream, attr, value);
 }
@@ -11791,6 +12159,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize, rt.musa.musaStreamSynchronize, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSynchronize(cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamSynchronize<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamSynchronize);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11816,6 +12185,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize_ptsz, rt.musa.musaStreamSynchronize, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamSynchronize_ptsz<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamSynchronize_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11845,6 +12215,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamUpdateCaptureDependencies", Fn::k_cudaStreamUpdateCaptureDependencies, rt.musa.musaStreamUpdateCaptureDependencies, stream, dependencies, numDependencies, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamUpdateCaptureDependencies<false, false>(nullptr, stream, dependencies, numDependencies, flags);
   ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11877,6 +12248,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamUpdateCaptureDependencies", Fn::k_cudaStreamUpdateCaptureDependencies_ptsz, rt.musa.musaStreamUpdateCaptureDependencies, ta::per_thread(stream), dependencies, numDependencies, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<false, false>(nullptr, stream, dependencies, numDependencies, flags);
   ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11916,6 +12288,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamUpdateCaptureDependencies_v2(stream, dependencies, dependencyData, numDependencies, flags);
   return torchada_body_cudaStreamUpdateCaptureDependencies_v2<false>(stream, dependencies, dependencyData, numDependencies, flags);
 }
@@ -11942,6 +12315,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies_v2_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamUpdateCaptureDependencies_v2_ptsz(stream, dependencies, dependencyData, numDependencies, flags);
   return torchada_body_cudaStreamUpdateCaptureDependencies_v2_ptsz<false>(stream, dependencies, dependencyData, numDependencies, flags);
 }
@@ -11957,6 +12331,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent, rt.musa.musaStreamWaitEvent, stream, event, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamWaitEvent<false, false>(nullptr, stream, event, flags);
   ta::trace::Span span(Fn::k_cudaStreamWaitEvent);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11984,6 +12359,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent_ptsz, rt.musa.musaStreamWaitEvent, ta::per_thread(stream), event, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamWaitEvent_ptsz<false, false>(nullptr, stream, event, flags);
   ta::trace::Span span(Fn::k_cudaStreamWaitEvent_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -12018,6 +12394,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaThreadExchangeStreamCaptureMode(mode);
   return torchada_body_cudaThreadExchangeStreamCaptureMode<false>(mode);
 }
@@ -12033,6 +12410,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceReset", Fn::k_cudaThreadExit, rt.musa.musaDeviceReset);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadExit() {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaThreadExit<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaThreadExit);
   const cudaError_t r = torchada_body_cudaThreadExit<true, false>(nullptr);
@@ -12061,6 +12439,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetCacheConfig", Fn::k_cudaThreadGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaThreadGetCacheConfig<false, false>(nullptr, pCacheConfig);
   ta::trace::Span span(Fn::k_cudaThreadGetCacheConfig);
   span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
@@ -12090,6 +12469,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetLimit", Fn::k_cudaThreadGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadGetLimit(size_t * pValue, enum cudaLimit limit) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaThreadGetLimit<false, false>(nullptr, pValue, limit);
   ta::trace::Span span(Fn::k_cudaThreadGetLimit);
   span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
@@ -12116,6 +12496,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceSetCacheConfig", Fn::k_cudaThreadSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaThreadSetCacheConfig<false, false>(nullptr, cacheConfig);
   ta::trace::Span span(Fn::k_cudaThreadSetCacheConfig);
   span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
@@ -12141,6 +12522,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceSetLimit", Fn::k_cudaThreadSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadSetLimit(enum cudaLimit limit, size_t value) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaThreadSetLimit<false, false>(nullptr, limit, value);
   ta::trace::Span span(Fn::k_cudaThreadSetLimit);
   span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
@@ -12167,6 +12549,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceSynchronize", Fn::k_cudaThreadSynchronize, rt.musa.musaDeviceSynchronize);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadSynchronize() {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaThreadSynchronize<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaThreadSynchronize);
   const cudaError_t r = torchada_body_cudaThreadSynchronize<true, false>(nullptr);
@@ -12221,6 +12604,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaUserObjectCreate", Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaUserObjectCreate<false, false>(nullptr, object_out, ptr, destroy, initialRefcount, flags);
   ta::trace::Span span(Fn::k_cudaUserObjectCreate);
   span.args().ptr("object_out", reinterpret_cast<const void*>(object_out));
@@ -12250,6 +12634,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaUserObjectRelease", Fn::k_cudaUserObjectRelease, rt.musa.musaUserObjectRelease, object, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaUserObjectRelease<false, false>(nullptr, object, count);
   ta::trace::Span span(Fn::k_cudaUserObjectRelease);
   span.args().ptr("object", reinterpret_cast<const void*>(object));
@@ -12276,6 +12661,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaUserObjectRetain", Fn::k_cudaUserObjectRetain, rt.musa.musaUserObjectRetain, object, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaUserObjectRetain<false, false>(nullptr, object, count);
   ta::trace::Span span(Fn::k_cudaUserObjectRetain);
   span.args().ptr("object", reinterpret_cast<const void*>(object));
@@ -12352,6 +12738,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaWaitExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaWaitExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaWaitExternalSemaphoresAsync_v2<false>(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -12377,6 +12764,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaWaitExternalSemaphoresAsync_v2_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaWaitExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaWaitExternalSemaphoresAsync_v2_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
 }

@@ -14,6 +14,7 @@
 #include "cudart_internal.h"
 
 #include "abi/export.h"
+#include "core/initialised.h"
 #include "core/private_entry.h"
 #include "core/trace.h"
 #include "gen/cudart13_types.h"
@@ -1477,6 +1478,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc * desc, struct cudaExtent * extent, unsigned int * flags, cudaArray_t array) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetInfo(desc, extent, flags, array);
   return torchada_body_cudaArrayGetInfo<false>(desc, extent, flags, array);
 }
@@ -1501,6 +1503,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaArray_t array, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
   return torchada_body_cudaArrayGetMemoryRequirements<false>(memoryRequirements, array, device);
 }
@@ -1525,6 +1528,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetPlane(cudaArray_t * pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
   return torchada_body_cudaArrayGetPlane<false>(pPlaneArray, hArray, planeIdx);
 }
@@ -1548,6 +1552,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaArray_t array) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetSparseProperties(sparseProperties, array);
   return torchada_body_cudaArrayGetSparseProperties<false>(sparseProperties, array);
 }
@@ -1570,6 +1575,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaChooseDevice(int * device, const struct cudaDeviceProp * prop) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaChooseDevice(device, prop);
   return torchada_body_cudaChooseDevice<false>(device, prop);
 }
@@ -1594,6 +1600,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCreateChannelDesc(x, y, z, w, f);
   return torchada_body_cudaCreateChannelDesc<false>(x, y, z, w, f);
 }
@@ -1617,6 +1624,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t * pSurfObject, const struct cudaResourceDesc * pResDesc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCreateSurfaceObject(pSurfObject, pResDesc);
   return torchada_body_cudaCreateSurfaceObject<false>(pSurfObject, pResDesc);
 }
@@ -1642,6 +1650,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t * pTexObject, const struct cudaResourceDesc * pResDesc, const struct cudaTextureDesc * pTexDesc, const struct cudaResourceViewDesc * pResViewDesc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
   return torchada_body_cudaCreateTextureObject<false>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
@@ -1656,6 +1665,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaCtxResetPersistingL2Cache", Fn::k_cudaCtxResetPersistingL2Cache, rt.musa.musaCtxResetPersistingL2Cache);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaCtxResetPersistingL2Cache() {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaCtxResetPersistingL2Cache<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaCtxResetPersistingL2Cache);
   const cudaError_t r = torchada_body_cudaCtxResetPersistingL2Cache<true, false>(nullptr);
@@ -1686,6 +1696,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroyExternalMemory(extMem);
   return torchada_body_cudaDestroyExternalMemory<false>(extMem);
 }
@@ -1707,6 +1718,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroyExternalSemaphore(extSem);
   return torchada_body_cudaDestroyExternalSemaphore<false>(extSem);
 }
@@ -1728,6 +1740,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroySurfaceObject(surfObject);
   return torchada_body_cudaDestroySurfaceObject<false>(surfObject);
 }
@@ -1749,6 +1762,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroyTextureObject(texObject);
   return torchada_body_cudaDestroyTextureObject<false>(texObject);
 }
@@ -1774,6 +1788,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDevResourceGenerateDesc(cudaDevResourceDesc_t * phDesc, cudaDevResource * resources, unsigned int nbResources) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDevResourceGenerateDesc(phDesc, resources, nbResources);
   return torchada_body_cudaDevResourceGenerateDesc<false>(phDesc, resources, nbResources);
 }
@@ -1803,6 +1818,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDevSmResourceSplit(cudaDevResource * result, unsigned int nbGroups, const cudaDevResource * input, cudaDevResource * remainder, unsigned int flags, cudaDevSmResourceGroupParams * groupParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDevSmResourceSplit(result, nbGroups, input, remainder, flags, groupParams);
   return torchada_body_cudaDevSmResourceSplit<false>(result, nbGroups, input, remainder, flags, groupParams);
 }
@@ -1832,6 +1848,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDevSmResourceSplitByCount(cudaDevResource * result, unsigned int * nbGroups, const cudaDevResource * input, cudaDevResource * remaining, unsigned int flags, unsigned int minCount) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDevSmResourceSplitByCount(result, nbGroups, input, remaining, flags, minCount);
   return torchada_body_cudaDevSmResourceSplitByCount<false>(result, nbGroups, input, remaining, flags, minCount);
 }
@@ -1850,6 +1867,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceCanAccessPeer", Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceCanAccessPeer<false, false>(nullptr, canAccessPeer, device, peerDevice);
   ta::trace::Span span(Fn::k_cudaDeviceCanAccessPeer);
   span.args().ptr("canAccessPeer", reinterpret_cast<const void*>(canAccessPeer));
@@ -1876,6 +1894,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceDisablePeerAccess", Fn::k_cudaDeviceDisablePeerAccess, rt.musa.musaDeviceDisablePeerAccess, peerDevice);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceDisablePeerAccess(int peerDevice) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceDisablePeerAccess<false, false>(nullptr, peerDevice);
   ta::trace::Span span(Fn::k_cudaDeviceDisablePeerAccess);
   span.args().i64("peerDevice", static_cast<long long>(peerDevice));
@@ -1900,6 +1919,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceEnablePeerAccess", Fn::k_cudaDeviceEnablePeerAccess, rt.musa.musaDeviceEnablePeerAccess, peerDevice, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceEnablePeerAccess<false, false>(nullptr, peerDevice, flags);
   ta::trace::Span span(Fn::k_cudaDeviceEnablePeerAccess);
   span.args().i64("peerDevice", static_cast<long long>(peerDevice));
@@ -1933,6 +1953,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
   return torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<false>(target, scope);
 }
@@ -1956,6 +1977,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetAttribute(int * value, enum cudaDeviceAttr attr, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetAttribute(value, attr, device);
   return torchada_body_cudaDeviceGetAttribute<false>(value, attr, device);
 }
@@ -1974,6 +1996,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetByPCIBusId", Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetByPCIBusId<false, false>(nullptr, device, pciBusId);
   ta::trace::Span span(Fn::k_cudaDeviceGetByPCIBusId);
   span.args().ptr("device", reinterpret_cast<const void*>(device));
@@ -2003,6 +2026,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetCacheConfig", Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetCacheConfig<false, false>(nullptr, pCacheConfig);
   ta::trace::Span span(Fn::k_cudaDeviceGetCacheConfig);
   span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
@@ -2036,6 +2060,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetDefaultMemPool(memPool, device);
   return torchada_body_cudaDeviceGetDefaultMemPool<false>(memPool, device);
 }
@@ -2060,6 +2085,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetDevResource(int device, cudaDevResource * resource, enum cudaDevResourceType type) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetDevResource(device, resource, type);
   return torchada_body_cudaDeviceGetDevResource<false>(device, resource, type);
 }
@@ -2083,6 +2109,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetExecutionCtx(cudaExecutionContext_t * ctx, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetExecutionCtx(ctx, device);
   return torchada_body_cudaDeviceGetExecutionCtx<false>(ctx, device);
 }
@@ -2106,6 +2133,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetGraphMemAttribute(device, attr, value);
   return torchada_body_cudaDeviceGetGraphMemAttribute<false>(device, attr, value);
 }
@@ -2131,6 +2159,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const enum cudaAtomicOperation * operations, unsigned int count, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
   return torchada_body_cudaDeviceGetHostAtomicCapabilities<false>(capabilities, operations, count, device);
 }
@@ -2149,6 +2178,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetLimit", Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetLimit<false, false>(nullptr, pValue, limit);
   ta::trace::Span span(Fn::k_cudaDeviceGetLimit);
   span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
@@ -2183,6 +2213,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetMemPool(memPool, device);
   return torchada_body_cudaDeviceGetMemPool<false>(memPool, device);
 }
@@ -2206,6 +2237,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, int device, int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
   return torchada_body_cudaDeviceGetNvSciSyncAttributes<false>(nvSciSyncAttrList, device, flags);
 }
@@ -2232,6 +2264,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const enum cudaAtomicOperation * operations, unsigned int count, int srcDevice, int dstDevice) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
   return torchada_body_cudaDeviceGetP2PAtomicCapabilities<false>(capabilities, operations, count, srcDevice, dstDevice);
 }
@@ -2250,6 +2283,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetP2PAttribute", Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetP2PAttribute<false, false>(nullptr, value, attr, srcDevice, dstDevice);
   ta::trace::Span span(Fn::k_cudaDeviceGetP2PAttribute);
   span.args().ptr("value", reinterpret_cast<const void*>(value));
@@ -2281,6 +2315,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetPCIBusId", Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetPCIBusId<false, false>(nullptr, pciBusId, len, device);
   ta::trace::Span span(Fn::k_cudaDeviceGetPCIBusId);
   span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
@@ -2311,6 +2346,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetSharedMemConfig", Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetSharedMemConfig<false, false>(nullptr, pConfig);
   ta::trace::Span span(Fn::k_cudaDeviceGetSharedMemConfig);
   span.args().ptr("pConfig", reinterpret_cast<const void*>(pConfig));
@@ -2340,6 +2376,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceGetStreamPriorityRange", Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetStreamPriorityRange<false, false>(nullptr, leastPriority, greatestPriority);
   ta::trace::Span span(Fn::k_cudaDeviceGetStreamPriorityRange);
   span.args().ptr("leastPriority", reinterpret_cast<const void*>(leastPriority));
@@ -2375,6 +2412,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
   return torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<false>(maxWidthInElements, fmtDesc, device);
 }
@@ -2396,6 +2434,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGraphMemTrim(int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGraphMemTrim(device);
   return torchada_body_cudaDeviceGraphMemTrim<false>(device);
 }
@@ -2421,6 +2460,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void * userData, cudaAsyncCallbackHandle_t * callback) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
   return torchada_body_cudaDeviceRegisterAsyncNotification<false>(device, callbackFunc, userData, callback);
 }
@@ -2435,6 +2475,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceReset", Fn::k_cudaDeviceReset, rt.musa.musaDeviceReset);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceReset() {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceReset<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaDeviceReset);
   const cudaError_t r = torchada_body_cudaDeviceReset<true, false>(nullptr);
@@ -2458,6 +2499,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceSetCacheConfig", Fn::k_cudaDeviceSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetCacheConfig<false, false>(nullptr, cacheConfig);
   ta::trace::Span span(Fn::k_cudaDeviceSetCacheConfig);
   span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
@@ -2491,6 +2533,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetGraphMemAttribute(device, attr, value);
   return torchada_body_cudaDeviceSetGraphMemAttribute<false>(device, attr, value);
 }
@@ -2505,6 +2548,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceSetLimit", Fn::k_cudaDeviceSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetLimit<false, false>(nullptr, limit, value);
   ta::trace::Span span(Fn::k_cudaDeviceSetLimit);
   span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
@@ -2538,6 +2582,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetMemPool(device, memPool);
   return torchada_body_cudaDeviceSetMemPool<false>(device, memPool);
 }
@@ -2552,6 +2597,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceSetSharedMemConfig", Fn::k_cudaDeviceSetSharedMemConfig, rt.musa.musaDeviceSetSharedMemConfig, config);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetSharedMemConfig<false, false>(nullptr, config);
   ta::trace::Span span(Fn::k_cudaDeviceSetSharedMemConfig);
   span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
@@ -2576,6 +2622,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaDeviceSynchronize", Fn::k_cudaDeviceSynchronize, rt.musa.musaDeviceSynchronize);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSynchronize() {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceSynchronize<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaDeviceSynchronize);
   const cudaError_t r = torchada_body_cudaDeviceSynchronize<true, false>(nullptr);
@@ -2607,6 +2654,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceUnregisterAsyncNotification(device, callback);
   return torchada_body_cudaDeviceUnregisterAsyncNotification<false>(device, callback);
 }
@@ -2736,6 +2784,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventCreate", Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventCreate(cudaEvent_t * event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventCreate<false, false>(nullptr, event);
   ta::trace::Span span(Fn::k_cudaEventCreate);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2774,6 +2823,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventCreateWithFlags", Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventCreateWithFlags<false, false>(nullptr, event, flags);
   ta::trace::Span span(Fn::k_cudaEventCreateWithFlags);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2799,6 +2849,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventDestroy", Fn::k_cudaEventDestroy, rt.musa.musaEventDestroy, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventDestroy(cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventDestroy<false, false>(nullptr, event);
   ta::trace::Span span(Fn::k_cudaEventDestroy);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2827,6 +2878,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventElapsedTime", Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventElapsedTime<false, false>(nullptr, ms, start, end);
   ta::trace::Span span(Fn::k_cudaEventElapsedTime);
   span.args().ptr("ms", reinterpret_cast<const void*>(ms));
@@ -2853,6 +2905,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventQuery", Fn::k_cudaEventQuery, rt.musa.musaEventQuery, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventQuery(cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventQuery<false, false>(nullptr, event);
   ta::trace::Span span(Fn::k_cudaEventQuery);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2877,6 +2930,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord, rt.musa.musaEventRecord, event, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventRecord<false, false>(nullptr, event, stream);
   ta::trace::Span span(Fn::k_cudaEventRecord);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2902,6 +2956,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord_ptsz, rt.musa.musaEventRecord, event, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventRecord_ptsz<false, false>(nullptr, event, stream);
   ta::trace::Span span(Fn::k_cudaEventRecord_ptsz);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2927,6 +2982,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags, rt.musa.musaEventRecordWithFlags, event, stream, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventRecordWithFlags<false, false>(nullptr, event, stream, flags);
   ta::trace::Span span(Fn::k_cudaEventRecordWithFlags);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2953,6 +3009,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags_ptsz, rt.musa.musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventRecordWithFlags_ptsz<false, false>(nullptr, event, stream, flags);
   ta::trace::Span span(Fn::k_cudaEventRecordWithFlags_ptsz);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -2979,6 +3036,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaEventSynchronize", Fn::k_cudaEventSynchronize, rt.musa.musaEventSynchronize, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventSynchronize(cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventSynchronize<false, false>(nullptr, event);
   ta::trace::Span span(Fn::k_cudaEventSynchronize);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -3010,6 +3068,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxDestroy(cudaExecutionContext_t ctx) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxDestroy(ctx);
   return torchada_body_cudaExecutionCtxDestroy<false>(ctx);
 }
@@ -3034,6 +3093,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxGetDevResource(cudaExecutionContext_t ctx, cudaDevResource * resource, enum cudaDevResourceType type) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxGetDevResource(ctx, resource, type);
   return torchada_body_cudaExecutionCtxGetDevResource<false>(ctx, resource, type);
 }
@@ -3057,6 +3117,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxGetDevice(int * device, cudaExecutionContext_t ctx) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxGetDevice(device, ctx);
   return torchada_body_cudaExecutionCtxGetDevice<false>(device, ctx);
 }
@@ -3080,6 +3141,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxGetId(cudaExecutionContext_t ctx, unsigned long long * ctxId) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxGetId(ctx, ctxId);
   return torchada_body_cudaExecutionCtxGetId<false>(ctx, ctxId);
 }
@@ -3102,6 +3164,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxRecordEvent(cudaExecutionContext_t ctx, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxRecordEvent(ctx, event);
   return torchada_body_cudaExecutionCtxRecordEvent<false>(ctx, event);
 }
@@ -3127,6 +3190,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxStreamCreate(cudaStream_t * phStream, cudaExecutionContext_t ctx, unsigned int flags, int priority) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxStreamCreate(phStream, ctx, flags, priority);
   return torchada_body_cudaExecutionCtxStreamCreate<false>(phStream, ctx, flags, priority);
 }
@@ -3148,6 +3212,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxSynchronize(cudaExecutionContext_t ctx) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxSynchronize(ctx);
   return torchada_body_cudaExecutionCtxSynchronize<false>(ctx);
 }
@@ -3170,6 +3235,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxWaitEvent(cudaExecutionContext_t ctx, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxWaitEvent(ctx, event);
   return torchada_body_cudaExecutionCtxWaitEvent<false>(ctx, event);
 }
@@ -3194,6 +3260,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
   return torchada_body_cudaExternalMemoryGetMappedBuffer<false>(devPtr, extMem, bufferDesc);
 }
@@ -3218,6 +3285,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t * mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc * mipmapDesc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
   return torchada_body_cudaExternalMemoryGetMappedMipmappedArray<false>(mipmap, extMem, mipmapDesc);
 }
@@ -3232,6 +3300,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaFree", Fn::k_cudaFree, rt.musa.musaFree, devPtr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFree(void * devPtr) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaFree<false, false>(nullptr, devPtr);
   ta::trace::Span span(Fn::k_cudaFree);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -3263,6 +3332,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeArray(cudaArray_t array) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeArray(array);
   return torchada_body_cudaFreeArray<false>(array);
 }
@@ -3285,6 +3355,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeAsync(void * devPtr, cudaStream_t hStream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeAsync(devPtr, hStream);
   return torchada_body_cudaFreeAsync<false>(devPtr, hStream);
 }
@@ -3307,6 +3378,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeAsync_ptsz(void * devPtr, cudaStream_t hStream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeAsync_ptsz(devPtr, hStream);
   return torchada_body_cudaFreeAsync_ptsz<false>(devPtr, hStream);
 }
@@ -3321,6 +3393,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaFreeHost", Fn::k_cudaFreeHost, rt.musa.musaFreeHost, ptr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeHost(void * ptr) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaFreeHost<false, false>(nullptr, ptr);
   ta::trace::Span span(Fn::k_cudaFreeHost);
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
@@ -3352,6 +3425,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeMipmappedArray(mipmappedArray);
   return torchada_body_cudaFreeMipmappedArray<false>(mipmappedArray);
 }
@@ -3375,6 +3449,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes * attr, const void * func) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetAttributes(attr, func);
   return torchada_body_cudaFuncGetAttributes<false>(attr, func);
 }
@@ -3397,6 +3472,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetName(const char ** name, const void * func) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetName(name, func);
   return torchada_body_cudaFuncGetName<false>(name, func);
 }
@@ -3420,6 +3496,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetParamCount(const void * func, size_t * paramCount) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetParamCount(func, paramCount);
   return torchada_body_cudaFuncGetParamCount<false>(func, paramCount);
 }
@@ -3446,6 +3523,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
   return torchada_body_cudaFuncGetParamInfo<false>(func, paramIndex, paramOffset, paramSize);
 }
@@ -3469,6 +3547,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncSetAttribute(const void * func, enum cudaFuncAttribute attr, int value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncSetAttribute(func, attr, value);
   return torchada_body_cudaFuncSetAttribute<false>(func, attr, value);
 }
@@ -3491,6 +3570,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncSetCacheConfig(const void * func, enum cudaFuncCache cacheConfig) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncSetCacheConfig(func, cacheConfig);
   return torchada_body_cudaFuncSetCacheConfig<false>(func, cacheConfig);
 }
@@ -3513,6 +3593,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void * func, enum cudaSharedMemConfig config) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncSetSharedMemConfig(func, config);
   return torchada_body_cudaFuncSetSharedMemConfig<false>(func, config);
 }
@@ -3536,6 +3617,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc * desc, cudaArray_const_t array) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetChannelDesc(desc, array);
   return torchada_body_cudaGetChannelDesc<false>(desc, array);
 }
@@ -3554,6 +3636,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGetDevice", Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDevice(int * device) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGetDevice<false, false>(nullptr, device);
   ta::trace::Span span(Fn::k_cudaGetDevice);
   span.args().ptr("device", reinterpret_cast<const void*>(device));
@@ -3582,6 +3665,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGetDeviceCount", Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDeviceCount(int * count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceCount<false, false>(nullptr, count);
   ta::trace::Span span(Fn::k_cudaGetDeviceCount);
   span.args().ptr("count", reinterpret_cast<const void*>(count));
@@ -3610,6 +3694,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGetDeviceFlags", Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDeviceFlags(unsigned int * flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceFlags<false, false>(nullptr, flags);
   ta::trace::Span span(Fn::k_cudaGetDeviceFlags);
   span.args().ptr("flags", reinterpret_cast<const void*>(flags));
@@ -3642,6 +3727,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp * prop, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDeviceProperties(prop, device);
   return torchada_body_cudaGetDeviceProperties<false>(prop, device);
 }
@@ -3666,6 +3752,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPoint<false>(symbol, funcPtr, flags, driverStatus);
 }
@@ -3690,6 +3777,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPoint_ptsz<false>(symbol, funcPtr, flags, driverStatus);
 }
@@ -3715,6 +3803,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPointByVersion<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
@@ -3740,6 +3829,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPointByVersion_ptsz<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
@@ -3803,6 +3893,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetExportTable(const void ** ppExportTable, const cudaUUID_t * pExportTableId) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetExportTable(ppExportTable, pExportTableId);
   return torchada_body_cudaGetExportTable<false>(ppExportTable, pExportTableId);
 }
@@ -3826,6 +3917,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetFuncBySymbol(cudaFunction_t * functionPtr, const void * symbolPtr) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetFuncBySymbol(functionPtr, symbolPtr);
   return torchada_body_cudaGetFuncBySymbol<false>(functionPtr, symbolPtr);
 }
@@ -3848,6 +3940,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t * kernel, const void * func) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaGetKernel(kernel, func);
   return torchada_body___cudaGetKernel<false>(kernel, func);
 }
@@ -3871,6 +3964,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetKernel(cudaKernel_t * kernelPtr, const void * entryFuncAddr) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetKernel(kernelPtr, entryFuncAddr);
   return torchada_body_cudaGetKernel<false>(kernelPtr, entryFuncAddr);
 }
@@ -3915,6 +4009,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t * levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
   return torchada_body_cudaGetMipmappedArrayLevel<false>(levelArray, mipmappedArray, level);
 }
@@ -3948,6 +4043,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaSurfaceObject_t surfObject) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
   return torchada_body_cudaGetSurfaceObjectResourceDesc<false>(pResDesc, surfObject);
 }
@@ -3971,6 +4067,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetSymbolAddress(void ** devPtr, const void * symbol) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetSymbolAddress(devPtr, symbol);
   return torchada_body_cudaGetSymbolAddress<false>(devPtr, symbol);
 }
@@ -3994,6 +4091,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetSymbolSize(size_t * size, const void * symbol) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetSymbolSize(size, symbol);
   return torchada_body_cudaGetSymbolSize<false>(size, symbol);
 }
@@ -4017,6 +4115,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaTextureObject_t texObject) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
   return torchada_body_cudaGetTextureObjectResourceDesc<false>(pResDesc, texObject);
 }
@@ -4040,6 +4139,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc * pResViewDesc, cudaTextureObject_t texObject) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
   return torchada_body_cudaGetTextureObjectResourceViewDesc<false>(pResViewDesc, texObject);
 }
@@ -4063,6 +4163,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc * pTexDesc, cudaTextureObject_t texObject) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
   return torchada_body_cudaGetTextureObjectTextureDesc<false>(pTexDesc, texObject);
 }
@@ -4171,6 +4272,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddChildGraphNode", Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddChildGraphNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, childGraph);
   ta::trace::Span span(Fn::k_cudaGraphAddChildGraphNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4210,6 +4312,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
   return torchada_body_cudaGraphAddDependencies<false>(graph, from, to, edgeData, numDependencies);
 }
@@ -4228,6 +4331,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddEmptyNode", Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEmptyNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies);
   ta::trace::Span span(Fn::k_cudaGraphAddEmptyNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4259,6 +4363,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddEventRecordNode", Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEventRecordNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, event);
   ta::trace::Span span(Fn::k_cudaGraphAddEventRecordNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4291,6 +4396,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddEventWaitNode", Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEventWaitNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, event);
   ta::trace::Span span(Fn::k_cudaGraphAddEventWaitNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4331,6 +4437,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddExternalSemaphoresSignalNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
@@ -4357,6 +4464,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddExternalSemaphoresWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
@@ -4375,6 +4483,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddHostNode", Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddHostNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphAddHostNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4415,6 +4524,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
   return torchada_body_cudaGraphAddKernelNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
@@ -4442,6 +4552,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddMemAllocNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
@@ -4460,6 +4571,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode", Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
   ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4492,6 +4604,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode1D", Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNode1D<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode1D);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4534,6 +4647,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
   return torchada_body_cudaGraphAddMemcpyNodeFromSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
 }
@@ -4561,6 +4675,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
   return torchada_body_cudaGraphAddMemcpyNodeToSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
 }
@@ -4587,6 +4702,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dptr) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
   return torchada_body_cudaGraphAddMemFreeNode<false>(pGraphNode, graph, pDependencies, numDependencies, dptr);
 }
@@ -4605,6 +4721,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphAddMemsetNode", Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemsetNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
   ta::trace::Span span(Fn::k_cudaGraphAddMemsetNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
@@ -4647,6 +4764,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddNode<false>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
 }
@@ -4665,6 +4783,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphChildGraphNodeGetGraph", Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphChildGraphNodeGetGraph<false, false>(nullptr, node, pGraph);
   ta::trace::Span span(Fn::k_cudaGraphChildGraphNodeGetGraph);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -4694,6 +4813,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphClone", Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphClone<false, false>(nullptr, pGraphClone, originalGraph);
   ta::trace::Span span(Fn::k_cudaGraphClone);
   span.args().ptr("pGraphClone", reinterpret_cast<const void*>(pGraphClone));
@@ -4730,6 +4850,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
   return torchada_body_cudaGraphConditionalHandleCreate<false>(pHandle_out, graph, defaultLaunchValue, flags);
 }
@@ -4756,6 +4877,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphConditionalHandleCreate_v2(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, cudaExecutionContext_t ctx, unsigned int defaultLaunchValue, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphConditionalHandleCreate_v2(pHandle_out, graph, ctx, defaultLaunchValue, flags);
   return torchada_body_cudaGraphConditionalHandleCreate_v2<false>(pHandle_out, graph, ctx, defaultLaunchValue, flags);
 }
@@ -4774,6 +4896,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphCreate", Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphCreate<false, false>(nullptr, pGraph, flags);
   ta::trace::Span span(Fn::k_cudaGraphCreate);
   span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
@@ -4799,6 +4922,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphDebugDotPrint", Fn::k_cudaGraphDebugDotPrint, rt.musa.musaGraphDebugDotPrint, graph, path, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphDebugDotPrint<false, false>(nullptr, graph, path, flags);
   ta::trace::Span span(Fn::k_cudaGraphDebugDotPrint);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -4825,6 +4949,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphDestroy", Fn::k_cudaGraphDestroy, rt.musa.musaGraphDestroy, graph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDestroy(cudaGraph_t graph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphDestroy<false, false>(nullptr, graph);
   ta::trace::Span span(Fn::k_cudaGraphDestroy);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -4849,6 +4974,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphDestroyNode", Fn::k_cudaGraphDestroyNode, rt.musa.musaGraphDestroyNode, node);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDestroyNode(cudaGraphNode_t node) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphDestroyNode<false, false>(nullptr, node);
   ta::trace::Span span(Fn::k_cudaGraphDestroyNode);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -4877,6 +5003,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphEventRecordNodeGetEvent", Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphEventRecordNodeGetEvent<false, false>(nullptr, node, event_out);
   ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeGetEvent);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -4902,6 +5029,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphEventRecordNodeSetEvent", Fn::k_cudaGraphEventRecordNodeSetEvent, rt.musa.musaGraphEventRecordNodeSetEvent, node, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphEventRecordNodeSetEvent<false, false>(nullptr, node, event);
   ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeSetEvent);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -4931,6 +5059,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphEventWaitNodeGetEvent", Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphEventWaitNodeGetEvent<false, false>(nullptr, node, event_out);
   ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeGetEvent);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -4956,6 +5085,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphEventWaitNodeSetEvent", Fn::k_cudaGraphEventWaitNodeSetEvent, rt.musa.musaGraphEventWaitNodeSetEvent, node, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphEventWaitNodeSetEvent<false, false>(nullptr, node, event);
   ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeSetEvent);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -4981,6 +5111,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecChildGraphNodeSetParams", Fn::k_cudaGraphExecChildGraphNodeSetParams, rt.musa.musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecChildGraphNodeSetParams<false, false>(nullptr, hGraphExec, node, childGraph);
   ta::trace::Span span(Fn::k_cudaGraphExecChildGraphNodeSetParams);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -5007,6 +5138,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecDestroy", Fn::k_cudaGraphExecDestroy, rt.musa.musaGraphExecDestroy, graphExec);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecDestroy<false, false>(nullptr, graphExec);
   ta::trace::Span span(Fn::k_cudaGraphExecDestroy);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
@@ -5031,6 +5163,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecEventRecordNodeSetEvent", Fn::k_cudaGraphExecEventRecordNodeSetEvent, rt.musa.musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecEventRecordNodeSetEvent<false, false>(nullptr, hGraphExec, hNode, event);
   ta::trace::Span span(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -5057,6 +5190,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecEventWaitNodeSetEvent", Fn::k_cudaGraphExecEventWaitNodeSetEvent, rt.musa.musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecEventWaitNodeSetEvent<false, false>(nullptr, hGraphExec, hNode, event);
   ta::trace::Span span(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -5092,6 +5226,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
   return torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<false>(hGraphExec, hNode, nodeParams);
 }
@@ -5115,6 +5250,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
   return torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<false>(hGraphExec, hNode, nodeParams);
 }
@@ -5133,6 +5269,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecGetFlags", Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecGetFlags<false, false>(nullptr, graphExec, flags);
   ta::trace::Span span(Fn::k_cudaGraphExecGetFlags);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
@@ -5167,6 +5304,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecGetId(cudaGraphExec_t hGraphExec, unsigned int * graphID) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecGetId(hGraphExec, graphID);
   return torchada_body_cudaGraphExecGetId<false>(hGraphExec, graphID);
 }
@@ -5181,6 +5319,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecHostNodeSetParams", Fn::k_cudaGraphExecHostNodeSetParams, rt.musa.musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecHostNodeSetParams<false, false>(nullptr, hGraphExec, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphExecHostNodeSetParams);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -5216,6 +5355,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
   return torchada_body_cudaGraphExecKernelNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
@@ -5230,6 +5370,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams", Fn::k_cudaGraphExecMemcpyNodeSetParams, rt.musa.musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParams<false, false>(nullptr, hGraphExec, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -5256,6 +5397,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams1D", Fn::k_cudaGraphExecMemcpyNodeSetParams1D, rt.musa.musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParams1D<false, false>(nullptr, hGraphExec, node, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -5297,6 +5439,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
   return torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<false>(hGraphExec, node, dst, symbol, count, offset, kind);
 }
@@ -5323,6 +5466,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
   return torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<false>(hGraphExec, node, symbol, src, count, offset, kind);
 }
@@ -5337,6 +5481,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphExecMemsetNodeSetParams", Fn::k_cudaGraphExecMemsetNodeSetParams, rt.musa.musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemsetNodeSetParams<false, false>(nullptr, hGraphExec, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphExecMemsetNodeSetParams);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -5373,6 +5518,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
   return torchada_body_cudaGraphExecNodeSetParams<false>(graphExec, node, nodeParams);
 }
@@ -5396,6 +5542,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo * resultInfo) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
   return torchada_body_cudaGraphExecUpdate<false>(hGraphExec, hGraph, resultInfo);
 }
@@ -5419,6 +5566,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams * params_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
   return torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<false>(hNode, params_out);
 }
@@ -5441,6 +5589,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
   return torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<false>(hNode, nodeParams);
 }
@@ -5464,6 +5613,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams * params_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
   return torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<false>(hNode, params_out);
 }
@@ -5486,6 +5636,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
   return torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<false>(hNode, nodeParams);
 }
@@ -5511,6 +5662,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, cudaGraphEdgeData * edgeData, size_t * numEdges) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
   return torchada_body_cudaGraphGetEdges<false>(graph, from, to, edgeData, numEdges);
 }
@@ -5534,6 +5686,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetId(cudaGraph_t hGraph, unsigned int * graphID) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetId(hGraph, graphID);
   return torchada_body_cudaGraphGetId<false>(hGraph, graphID);
 }
@@ -5553,6 +5706,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphGetNodes", Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphGetNodes<false, false>(nullptr, graph, nodes, numNodes);
   ta::trace::Span span(Fn::k_cudaGraphGetNodes);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -5584,6 +5738,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphGetRootNodes", Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphGetRootNodes<false, false>(nullptr, graph, pRootNodes, pNumRootNodes);
   ta::trace::Span span(Fn::k_cudaGraphGetRootNodes);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -5614,6 +5769,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphHostNodeGetParams", Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphHostNodeGetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphHostNodeGetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -5639,6 +5795,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphHostNodeSetParams", Fn::k_cudaGraphHostNodeSetParams, rt.musa.musaGraphHostNodeSetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphHostNodeSetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphHostNodeSetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -5673,6 +5830,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetContainingGraph(cudaGraphNode_t hNode, cudaGraph_t * phGraph) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetContainingGraph(hNode, phGraph);
   return torchada_body_cudaGraphNodeGetContainingGraph<false>(hNode, phGraph);
 }
@@ -5696,6 +5854,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetLocalId(cudaGraphNode_t hNode, unsigned int * nodeId) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetLocalId(hNode, nodeId);
   return torchada_body_cudaGraphNodeGetLocalId<false>(hNode, nodeId);
 }
@@ -5719,6 +5878,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetParams(node, nodeParams);
   return torchada_body_cudaGraphNodeGetParams<false>(node, nodeParams);
 }
@@ -5742,6 +5902,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetToolsId(cudaGraphNode_t hNode, unsigned long long * toolsNodeId) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetToolsId(hNode, toolsNodeId);
   return torchada_body_cudaGraphNodeGetToolsId<false>(hNode, toolsNodeId);
 }
@@ -5796,6 +5957,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsMapResources(count, resources, stream);
   return torchada_body_cudaGraphicsMapResources<false>(count, resources, stream);
 }
@@ -5829,6 +5991,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t * mipmappedArray, cudaGraphicsResource_t resource) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
   return torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<false>(mipmappedArray, resource);
 }
@@ -5854,6 +6017,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceGetMappedPointer(void ** devPtr, size_t * size, cudaGraphicsResource_t resource) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
   return torchada_body_cudaGraphicsResourceGetMappedPointer<false>(devPtr, size, resource);
 }
@@ -5876,6 +6040,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsResourceSetMapFlags(resource, flags);
   return torchada_body_cudaGraphicsResourceSetMapFlags<false>(resource, flags);
 }
@@ -5901,6 +6066,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t * array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
   return torchada_body_cudaGraphicsSubResourceGetMappedArray<false>(array, resource, arrayIndex, mipLevel);
 }
@@ -5925,6 +6091,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsUnmapResources(count, resources, stream);
   return torchada_body_cudaGraphicsUnmapResources<false>(count, resources, stream);
 }
@@ -5946,6 +6113,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsUnregisterResource(resource);
   return torchada_body_cudaGraphicsUnregisterResource<false>(resource);
 }
@@ -5989,6 +6157,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiate(pGraphExec, graph, flags);
   return torchada_body_cudaGraphInstantiate<false>(pGraphExec, graph, flags);
 }
@@ -6007,6 +6176,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphInstantiateWithFlags", Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphInstantiateWithFlags<false, false>(nullptr, pGraphExec, graph, flags);
   ta::trace::Span span(Fn::k_cudaGraphInstantiateWithFlags);
   span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
@@ -6042,6 +6212,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
   return torchada_body_cudaGraphInstantiateWithParams<false>(pGraphExec, graph, instantiateParams);
 }
@@ -6065,6 +6236,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams);
   return torchada_body_cudaGraphInstantiateWithParams_ptsz<false>(pGraphExec, graph, instantiateParams);
 }
@@ -6087,6 +6259,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
   return torchada_body_cudaGraphKernelNodeCopyAttributes<false>(hDst, hSrc);
 }
@@ -6111,6 +6284,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
   return torchada_body_cudaGraphKernelNodeGetAttribute<false>(hNode, attr, value_out);
 }
@@ -6134,6 +6308,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeGetParams(node, pNodeParams);
   return torchada_body_cudaGraphKernelNodeGetParams<false>(node, pNodeParams);
 }
@@ -6157,6 +6332,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
   return torchada_body_cudaGraphKernelNodeSetAttribute<false>(hNode, attr, value);
 }
@@ -6179,6 +6355,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeSetParams(node, pNodeParams);
   return torchada_body_cudaGraphKernelNodeSetParams<false>(node, pNodeParams);
 }
@@ -6193,6 +6370,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch, rt.musa.musaGraphLaunch, graphExec, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphLaunch<false, false>(nullptr, graphExec, stream);
   ta::trace::Span span(Fn::k_cudaGraphLaunch);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
@@ -6218,6 +6396,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch_ptsz, rt.musa.musaGraphLaunch, graphExec, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphLaunch_ptsz<false, false>(nullptr, graphExec, stream);
   ta::trace::Span span(Fn::k_cudaGraphLaunch_ptsz);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
@@ -6252,6 +6431,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemAllocNodeGetParams(node, params_out);
   return torchada_body_cudaGraphMemAllocNodeGetParams<false>(node, params_out);
 }
@@ -6270,6 +6450,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeGetParams", Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeGetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeGetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -6295,6 +6476,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams", Fn::k_cudaGraphMemcpyNodeSetParams, rt.musa.musaGraphMemcpyNodeSetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -6320,6 +6502,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams1D", Fn::k_cudaGraphMemcpyNodeSetParams1D, rt.musa.musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParams1D<false, false>(nullptr, node, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams1D);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -6360,6 +6543,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
   return torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<false>(node, dst, symbol, count, offset, kind);
 }
@@ -6386,6 +6570,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
   return torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<false>(node, symbol, src, count, offset, kind);
 }
@@ -6408,6 +6593,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void * dptr_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemFreeNodeGetParams(node, dptr_out);
   return torchada_body_cudaGraphMemFreeNodeGetParams<false>(node, dptr_out);
 }
@@ -6426,6 +6612,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphMemsetNodeGetParams", Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemsetNodeGetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphMemsetNodeGetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -6451,6 +6638,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphMemsetNodeSetParams", Fn::k_cudaGraphMemsetNodeSetParams, rt.musa.musaGraphMemsetNodeSetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemsetNodeSetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphMemsetNodeSetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -6480,6 +6668,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphNodeFindInClone", Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeFindInClone<false, false>(nullptr, pNode, originalNode, clonedGraph);
   ta::trace::Span span(Fn::k_cudaGraphNodeFindInClone);
   span.args().ptr("pNode", reinterpret_cast<const void*>(pNode));
@@ -6516,6 +6705,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
   return torchada_body_cudaGraphNodeGetDependencies<false>(node, pDependencies, edgeData, pNumDependencies);
 }
@@ -6540,6 +6730,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, cudaGraphEdgeData * edgeData, size_t * pNumDependentNodes) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
   return torchada_body_cudaGraphNodeGetDependentNodes<false>(node, pDependentNodes, edgeData, pNumDependentNodes);
 }
@@ -6558,6 +6749,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphNodeGetEnabled", Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetEnabled<false, false>(nullptr, hGraphExec, hNode, isEnabled);
   ta::trace::Span span(Fn::k_cudaGraphNodeGetEnabled);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -6588,6 +6780,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphNodeGetType", Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetType<false, false>(nullptr, node, pType);
   ta::trace::Span span(Fn::k_cudaGraphNodeGetType);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -6613,6 +6806,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphNodeSetEnabled", Fn::k_cudaGraphNodeSetEnabled, rt.musa.musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeSetEnabled<false, false>(nullptr, hGraphExec, hNode, isEnabled);
   ta::trace::Span span(Fn::k_cudaGraphNodeSetEnabled);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
@@ -6648,6 +6842,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeSetParams(node, nodeParams);
   return torchada_body_cudaGraphNodeSetParams<false>(node, nodeParams);
 }
@@ -6662,6 +6857,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphReleaseUserObject", Fn::k_cudaGraphReleaseUserObject, rt.musa.musaGraphReleaseUserObject, graph, object, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphReleaseUserObject<false, false>(nullptr, graph, object, count);
   ta::trace::Span span(Fn::k_cudaGraphReleaseUserObject);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -6699,6 +6895,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
   return torchada_body_cudaGraphRemoveDependencies<false>(graph, from, to, edgeData, numDependencies);
 }
@@ -6713,6 +6910,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphRetainUserObject", Fn::k_cudaGraphRetainUserObject, rt.musa.musaGraphRetainUserObject, graph, object, count, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphRetainUserObject<false, false>(nullptr, graph, object, count, flags);
   ta::trace::Span span(Fn::k_cudaGraphRetainUserObject);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -6740,6 +6938,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload, rt.musa.musaGraphUpload, graphExec, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphUpload<false, false>(nullptr, graphExec, stream);
   ta::trace::Span span(Fn::k_cudaGraphUpload);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
@@ -6765,6 +6964,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload_ptsz, rt.musa.musaGraphUpload, graphExec, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphUpload_ptsz<false, false>(nullptr, graphExec, stream);
   ta::trace::Span span(Fn::k_cudaGraphUpload_ptsz);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
@@ -6801,6 +7001,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGreenCtxCreate(cudaExecutionContext_t * phCtx, cudaDevResourceDesc_t desc, int device, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGreenCtxCreate(phCtx, desc, device, flags);
   return torchada_body_cudaGreenCtxCreate<false>(phCtx, desc, device, flags);
 }
@@ -6819,6 +7020,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaHostAlloc", Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostAlloc<false, false>(nullptr, pHost, size, flags);
   ta::trace::Span span(Fn::k_cudaHostAlloc);
   span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
@@ -6849,6 +7051,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaHostGetDevicePointer", Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostGetDevicePointer<false, false>(nullptr, pDevice, pHost, flags);
   ta::trace::Span span(Fn::k_cudaHostGetDevicePointer);
   span.args().ptr("pDevice", reinterpret_cast<const void*>(pDevice));
@@ -6879,6 +7082,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaHostGetFlags", Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostGetFlags<false, false>(nullptr, pFlags, pHost);
   ta::trace::Span span(Fn::k_cudaHostGetFlags);
   span.args().ptr("pFlags", reinterpret_cast<const void*>(pFlags));
@@ -6904,6 +7108,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaHostRegister", Fn::k_cudaHostRegister, rt.musa.musaHostRegister, ptr, size, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostRegister<false, false>(nullptr, ptr, size, flags);
   ta::trace::Span span(Fn::k_cudaHostRegister);
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
@@ -6930,6 +7135,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaHostUnregister", Fn::k_cudaHostUnregister, rt.musa.musaHostUnregister, ptr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostUnregister(void * ptr) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostUnregister<false, false>(nullptr, ptr);
   ta::trace::Span span(Fn::k_cudaHostUnregister);
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
@@ -6963,6 +7169,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaImportExternalMemory(extMem_out, memHandleDesc);
   return torchada_body_cudaImportExternalMemory<false>(extMem_out, memHandleDesc);
 }
@@ -6986,6 +7193,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t * extSem_out, const struct cudaExternalSemaphoreHandleDesc * semHandleDesc) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
   return torchada_body_cudaImportExternalSemaphore<false>(extSem_out, semHandleDesc);
 }
@@ -7000,6 +7208,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaInitDevice", Fn::k_cudaInitDevice, rt.musa.musaInitDevice, device, deviceFlags, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaInitDevice<false, false>(nullptr, device, deviceFlags, flags);
   ta::trace::Span span(Fn::k_cudaInitDevice);
   span.args().i64("device", static_cast<long long>(device));
@@ -7032,6 +7241,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT char __cudaInitModule(void ** fatCubinHandle) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaInitModule(fatCubinHandle);
   return torchada_body___cudaInitModule<false>(fatCubinHandle);
 }
@@ -7046,6 +7256,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaIpcCloseMemHandle", Fn::k_cudaIpcCloseMemHandle, rt.musa.musaIpcCloseMemHandle, devPtr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcCloseMemHandle(void * devPtr) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcCloseMemHandle<false, false>(nullptr, devPtr);
   ta::trace::Span span(Fn::k_cudaIpcCloseMemHandle);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -7074,6 +7285,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaIpcGetEventHandle", Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcGetEventHandle<false, false>(nullptr, handle, event);
   ta::trace::Span span(Fn::k_cudaIpcGetEventHandle);
   span.args().ptr("handle", reinterpret_cast<const void*>(handle));
@@ -7103,6 +7315,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaIpcGetMemHandle", Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcGetMemHandle<false, false>(nullptr, handle, devPtr);
   ta::trace::Span span(Fn::k_cudaIpcGetMemHandle);
   span.args().ptr("handle", reinterpret_cast<const void*>(handle));
@@ -7132,6 +7345,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaIpcOpenEventHandle", Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcOpenEventHandle<false, false>(nullptr, event, handle);
   ta::trace::Span span(Fn::k_cudaIpcOpenEventHandle);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
@@ -7160,6 +7374,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaIpcOpenMemHandle", Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcOpenMemHandle<false, false>(nullptr, devPtr, handle, flags);
   ta::trace::Span span(Fn::k_cudaIpcOpenMemHandle);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -7195,6 +7410,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
   return torchada_body_cudaKernelSetAttributeForDevice<false>(kernel, attr, value, device);
 }
@@ -7220,6 +7436,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchCooperativeKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -7245,6 +7462,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchCooperativeKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchCooperativeKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -7259,6 +7477,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc, rt.musa.musaLaunchHostFunc, stream, fn, userData);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc<false, false>(nullptr, stream, fn, userData);
   ta::trace::Span span(Fn::k_cudaLaunchHostFunc);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -7285,6 +7504,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc_ptsz, rt.musa.musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc_ptsz<false, false>(nullptr, stream, fn, userData);
   ta::trace::Span span(Fn::k_cudaLaunchHostFunc_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -7321,6 +7541,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body___cudaLaunchKernel<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -7345,6 +7566,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc_v2(cudaStream_t stream, cudaHostFn_t fn, void * userData, unsigned int syncMode) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchHostFunc_v2(stream, fn, userData, syncMode);
   return torchada_body_cudaLaunchHostFunc_v2<false>(stream, fn, userData, syncMode);
 }
@@ -7369,6 +7591,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc_v2_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData, unsigned int syncMode) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchHostFunc_v2_ptsz(stream, fn, userData, syncMode);
   return torchada_body_cudaLaunchHostFunc_v2_ptsz<false>(stream, fn, userData, syncMode);
 }
@@ -7394,6 +7617,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -7418,6 +7642,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body___cudaLaunchKernel_ptsz<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -7443,6 +7668,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -7467,6 +7693,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernelExC(config, func, args);
   return torchada_body_cudaLaunchKernelExC<false>(config, func, args);
 }
@@ -7491,6 +7718,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernelExC_ptsz(config, func, args);
   return torchada_body_cudaLaunchKernelExC_ptsz<false>(config, func, args);
 }
@@ -7515,6 +7743,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t * kernels, unsigned int numKernels, cudaLibrary_t lib) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
   return torchada_body_cudaLibraryEnumerateKernels<false>(kernels, numKernels, lib);
 }
@@ -7541,6 +7770,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetGlobal(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetGlobal(dptr, bytes, library, name);
   return torchada_body_cudaLibraryGetGlobal<false>(dptr, bytes, library, name);
 }
@@ -7565,6 +7795,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetKernel(cudaKernel_t * pKernel, cudaLibrary_t library, const char * name) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetKernel(pKernel, library, name);
   return torchada_body_cudaLibraryGetKernel<false>(pKernel, library, name);
 }
@@ -7588,6 +7819,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetKernelCount(unsigned int * count, cudaLibrary_t lib) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetKernelCount(count, lib);
   return torchada_body_cudaLibraryGetKernelCount<false>(count, lib);
 }
@@ -7614,6 +7846,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetManaged(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetManaged(dptr, bytes, library, name);
   return torchada_body_cudaLibraryGetManaged<false>(dptr, bytes, library, name);
 }
@@ -7638,6 +7871,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetUnifiedFunction(void ** fptr, cudaLibrary_t library, const char * symbol) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
   return torchada_body_cudaLibraryGetUnifiedFunction<false>(fptr, library, symbol);
 }
@@ -7669,6 +7903,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryLoadData(cudaLibrary_t * library, const void * code, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
   return torchada_body_cudaLibraryLoadData<false>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
@@ -7700,6 +7935,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t * library, const char * fileName, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
   return torchada_body_cudaLibraryLoadFromFile<false>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
@@ -7721,6 +7957,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryUnload(cudaLibrary_t library) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryUnload(library);
   return torchada_body_cudaLibraryUnload<false>(library);
 }
@@ -7744,6 +7981,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLogsCurrent(cudaLogIterator * iterator_out, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLogsCurrent(iterator_out, flags);
   return torchada_body_cudaLogsCurrent<false>(iterator_out, flags);
 }
@@ -7768,6 +8006,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLogsDumpToFile(cudaLogIterator * iterator, const char * pathToFile, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLogsDumpToFile(iterator, pathToFile, flags);
   return torchada_body_cudaLogsDumpToFile<false>(iterator, pathToFile, flags);
 }
@@ -7795,6 +8034,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLogsDumpToMemory(cudaLogIterator * iterator, char * buffer, size_t * size, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLogsDumpToMemory(iterator, buffer, size, flags);
   return torchada_body_cudaLogsDumpToMemory<false>(iterator, buffer, size, flags);
 }
@@ -7819,6 +8059,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void * userData, cudaLogsCallbackHandle * callback_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
   return torchada_body_cudaLogsRegisterCallback<false>(callbackFunc, userData, callback_out);
 }
@@ -7840,6 +8081,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLogsUnregisterCallback(callback);
   return torchada_body_cudaLogsUnregisterCallback<false>(callback);
 }
@@ -7858,6 +8100,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMalloc", Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMalloc(void ** devPtr, size_t size) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMalloc<false, false>(nullptr, devPtr, size);
   ta::trace::Span span(Fn::k_cudaMalloc);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -7887,6 +8130,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMalloc3D", Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMalloc3D<false, false>(nullptr, pitchedDevPtr, extent);
   ta::trace::Span span(Fn::k_cudaMalloc3D);
   span.args().ptr("pitchedDevPtr", reinterpret_cast<const void*>(pitchedDevPtr));
@@ -7921,6 +8165,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMalloc3DArray(array, desc, extent, flags);
   return torchada_body_cudaMalloc3DArray<false>(array, desc, extent, flags);
 }
@@ -7947,6 +8192,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, size_t width, size_t height, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocArray(array, desc, width, height, flags);
   return torchada_body_cudaMallocArray<false>(array, desc, width, height, flags);
 }
@@ -7970,6 +8216,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocAsync(devPtr, size, hStream);
   return torchada_body_cudaMallocAsync<false>(devPtr, size, hStream);
 }
@@ -7993,6 +8240,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocAsync_ptsz(devPtr, size, hStream);
   return torchada_body_cudaMallocAsync_ptsz<false>(devPtr, size, hStream);
 }
@@ -8018,6 +8266,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
   return torchada_body_cudaMallocFromPoolAsync<false>(ptr, size, memPool, stream);
 }
@@ -8043,6 +8292,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocFromPoolAsync_ptsz(ptr, size, memPool, stream);
   return torchada_body_cudaMallocFromPoolAsync_ptsz<false>(ptr, size, memPool, stream);
 }
@@ -8061,6 +8311,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMallocHost", Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocHost(void ** ptr, size_t size) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMallocHost<false, false>(nullptr, ptr, size);
   ta::trace::Span span(Fn::k_cudaMallocHost);
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
@@ -8090,6 +8341,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMallocManaged", Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMallocManaged<false, false>(nullptr, devPtr, size, flags);
   ta::trace::Span span(Fn::k_cudaMallocManaged);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -8127,6 +8379,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
   return torchada_body_cudaMallocMipmappedArray<false>(mipmappedArray, desc, extent, numLevels, flags);
 }
@@ -8146,6 +8399,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMallocPitch", Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMallocPitch<false, false>(nullptr, devPtr, pitch, width, height);
   ta::trace::Span span(Fn::k_cudaMallocPitch);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -8182,6 +8436,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemAdvise(devPtr, count, advice, location);
   return torchada_body_cudaMemAdvise<false>(devPtr, count, advice, location);
 }
@@ -8196,6 +8451,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy, rt.musa.musaMemcpy, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy<false, false>(nullptr, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -8223,6 +8479,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2D<false, false>(nullptr, dst, dpitch, src, spitch, width, height, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy2D);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -8252,6 +8509,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D_ptds, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2D_ptds<false, false>(nullptr, dst, dpitch, src, spitch, width, height, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy2D_ptds);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -8293,6 +8551,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
   return torchada_body_cudaMemcpy2DArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
 }
@@ -8319,6 +8578,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
   return torchada_body_cudaMemcpy2DArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
 }
@@ -8333,6 +8593,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DAsync<false, false>(nullptr, dst, dpitch, src, spitch, width, height, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy2DAsync);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -8362,6 +8623,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync_ptsz, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DAsync_ptsz<false, false>(nullptr, dst, dpitch, src, spitch, width, height, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy2DAsync_ptsz);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -8403,6 +8665,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
   return torchada_body_cudaMemcpy2DFromArray<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
@@ -8429,6 +8692,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArray_ptds(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind);
   return torchada_body_cudaMemcpy2DFromArray_ptds<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
@@ -8455,6 +8719,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DFromArrayAsync<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
 }
@@ -8481,6 +8746,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
 }
@@ -8507,6 +8773,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
   return torchada_body_cudaMemcpy2DToArray<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
@@ -8533,6 +8800,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind);
   return torchada_body_cudaMemcpy2DToArray_ptds<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
@@ -8559,6 +8827,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DToArrayAsync<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
 }
@@ -8585,6 +8854,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
 }
@@ -8599,6 +8869,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D, rt.musa.musaMemcpy3D, p);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3D<false, false>(nullptr, p);
   ta::trace::Span span(Fn::k_cudaMemcpy3D);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8633,6 +8904,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DWithAttributesAsync(struct cudaMemcpy3DBatchOp * op, unsigned long long flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DWithAttributesAsync(op, flags, stream);
   return torchada_body_cudaMemcpy3DWithAttributesAsync<false>(op, flags, stream);
 }
@@ -8657,6 +8929,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DWithAttributesAsync_ptsz(struct cudaMemcpy3DBatchOp * op, unsigned long long flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DWithAttributesAsync_ptsz(op, flags, stream);
   return torchada_body_cudaMemcpy3DWithAttributesAsync_ptsz<false>(op, flags, stream);
 }
@@ -8671,6 +8944,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D_ptds, rt.musa.musaMemcpy3D, p);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3D_ptds<false, false>(nullptr, p);
   ta::trace::Span span(Fn::k_cudaMemcpy3D_ptds);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8695,6 +8969,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync, rt.musa.musaMemcpy3DAsync, p, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DAsync<false, false>(nullptr, p, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy3DAsync);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8720,6 +8995,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync_ptsz, rt.musa.musaMemcpy3DAsync, p, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DAsync_ptsz<false, false>(nullptr, p, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy3DAsync_ptsz);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8756,6 +9032,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
   return torchada_body_cudaMemcpy3DBatchAsync<false>(numOps, opList, flags, stream);
 }
@@ -8781,6 +9058,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DBatchAsync_ptsz(numOps, opList, flags, stream);
   return torchada_body_cudaMemcpy3DBatchAsync_ptsz<false>(numOps, opList, flags, stream);
 }
@@ -8795,6 +9073,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer, rt.musa.musaMemcpy3DPeer, p);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeer<false, false>(nullptr, p);
   ta::trace::Span span(Fn::k_cudaMemcpy3DPeer);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8819,6 +9098,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer_ptds, rt.musa.musaMemcpy3DPeer, p);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeer_ptds<false, false>(nullptr, p);
   ta::trace::Span span(Fn::k_cudaMemcpy3DPeer_ptds);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8843,6 +9123,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync, rt.musa.musaMemcpy3DPeerAsync, p, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeerAsync<false, false>(nullptr, p, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8868,6 +9149,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync_ptsz, rt.musa.musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false, false>(nullptr, p, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
@@ -8905,6 +9187,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyWithAttributesAsync(void * dst, const void * src, size_t size, struct cudaMemcpyAttributes * attr, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyWithAttributesAsync(dst, src, size, attr, stream);
   return torchada_body_cudaMemcpyWithAttributesAsync<false>(dst, src, size, attr, stream);
 }
@@ -8931,6 +9214,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyWithAttributesAsync_ptsz(void * dst, const void * src, size_t size, struct cudaMemcpyAttributes * attr, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyWithAttributesAsync_ptsz(dst, src, size, attr, stream);
   return torchada_body_cudaMemcpyWithAttributesAsync_ptsz<false>(dst, src, size, attr, stream);
 }
@@ -8945,6 +9229,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy_ptds, rt.musa.musaMemcpy, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy_ptds<false, false>(nullptr, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy_ptds);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -8984,6 +9269,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
   return torchada_body_cudaMemcpyArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
 }
@@ -9010,6 +9296,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
   return torchada_body_cudaMemcpyArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
 }
@@ -9024,6 +9311,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync, rt.musa.musaMemcpyAsync, dst, src, count, kind, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync<false, false>(nullptr, dst, src, count, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpyAsync);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -9052,6 +9340,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync_ptsz, rt.musa.musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync_ptsz<false, false>(nullptr, dst, src, count, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpyAsync_ptsz);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -9094,6 +9383,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyBatchAsync(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
   return torchada_body_cudaMemcpyBatchAsync<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
 }
@@ -9122,6 +9412,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyBatchAsync_ptsz(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
   return torchada_body_cudaMemcpyBatchAsync_ptsz<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
 }
@@ -9148,6 +9439,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArray(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
   return torchada_body_cudaMemcpyFromArray<false>(dst, src, wOffset, hOffset, count, kind);
 }
@@ -9174,6 +9466,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArray_ptds(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind);
   return torchada_body_cudaMemcpyFromArray_ptds<false>(dst, src, wOffset, hOffset, count, kind);
 }
@@ -9200,6 +9493,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArrayAsync(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
   return torchada_body_cudaMemcpyFromArrayAsync<false>(dst, src, wOffset, hOffset, count, kind, stream);
 }
@@ -9226,6 +9520,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArrayAsync_ptsz(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream);
   return torchada_body_cudaMemcpyFromArrayAsync_ptsz<false>(dst, src, wOffset, hOffset, count, kind, stream);
 }
@@ -9251,6 +9546,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
   return torchada_body_cudaMemcpyFromSymbol<false>(dst, symbol, count, offset, kind);
 }
@@ -9276,6 +9572,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind);
   return torchada_body_cudaMemcpyFromSymbol_ptds<false>(dst, symbol, count, offset, kind);
 }
@@ -9302,6 +9599,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
   return torchada_body_cudaMemcpyFromSymbolAsync<false>(dst, symbol, count, offset, kind, stream);
 }
@@ -9328,6 +9626,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream);
   return torchada_body_cudaMemcpyFromSymbolAsync_ptsz<false>(dst, symbol, count, offset, kind, stream);
 }
@@ -9342,6 +9641,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpyPeer", Fn::k_cudaMemcpyPeer, rt.musa.musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyPeer<false, false>(nullptr, dst, dstDevice, src, srcDevice, count);
   ta::trace::Span span(Fn::k_cudaMemcpyPeer);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -9370,6 +9670,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemcpyPeerAsync", Fn::k_cudaMemcpyPeerAsync, rt.musa.musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyPeerAsync<false, false>(nullptr, dst, dstDevice, src, srcDevice, count, stream);
   ta::trace::Span span(Fn::k_cudaMemcpyPeerAsync);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -9411,6 +9712,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
   return torchada_body_cudaMemcpyToArray<false>(dst, wOffset, hOffset, src, count, kind);
 }
@@ -9437,6 +9739,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind);
   return torchada_body_cudaMemcpyToArray_ptds<false>(dst, wOffset, hOffset, src, count, kind);
 }
@@ -9463,6 +9766,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
   return torchada_body_cudaMemcpyToArrayAsync<false>(dst, wOffset, hOffset, src, count, kind, stream);
 }
@@ -9489,6 +9793,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream);
   return torchada_body_cudaMemcpyToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, count, kind, stream);
 }
@@ -9514,6 +9819,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
   return torchada_body_cudaMemcpyToSymbol<false>(symbol, src, count, offset, kind);
 }
@@ -9539,6 +9845,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind);
   return torchada_body_cudaMemcpyToSymbol_ptds<false>(symbol, src, count, offset, kind);
 }
@@ -9565,6 +9872,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
   return torchada_body_cudaMemcpyToSymbolAsync<false>(symbol, src, count, offset, kind, stream);
 }
@@ -9591,6 +9899,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream);
   return torchada_body_cudaMemcpyToSymbolAsync_ptsz<false>(symbol, src, count, offset, kind, stream);
 }
@@ -9621,6 +9930,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
   return torchada_body_cudaMemDiscardAndPrefetchBatchAsync<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
@@ -9651,6 +9961,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardAndPrefetchBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
   return torchada_body_cudaMemDiscardAndPrefetchBatchAsync_ptsz<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
@@ -9678,6 +9989,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardBatchAsync(void ** dptrs, size_t * sizes, size_t count, unsigned long long flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
   return torchada_body_cudaMemDiscardBatchAsync<false>(dptrs, sizes, count, flags, stream);
 }
@@ -9705,6 +10017,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, unsigned long long flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, stream);
   return torchada_body_cudaMemDiscardBatchAsync_ptsz<false>(dptrs, sizes, count, flags, stream);
 }
@@ -9730,6 +10043,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemGetDefaultMemPool(memPool, location, type);
   return torchada_body_cudaMemGetDefaultMemPool<false>(memPool, location, type);
 }
@@ -9749,6 +10063,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemGetInfo", Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemGetInfo(size_t * free, size_t * total) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemGetInfo<false, false>(nullptr, free, total);
   ta::trace::Span span(Fn::k_cudaMemGetInfo);
   span.args().ptr("free", reinterpret_cast<const void*>(free));
@@ -9785,6 +10100,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemGetMemPool(memPool, location, type);
   return torchada_body_cudaMemGetMemPool<false>(memPool, location, type);
 }
@@ -9808,6 +10124,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t * memPool, const struct cudaMemPoolProps * poolProps) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolCreate(memPool, poolProps);
   return torchada_body_cudaMemPoolCreate<false>(memPool, poolProps);
 }
@@ -9829,6 +10146,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolDestroy(memPool);
   return torchada_body_cudaMemPoolDestroy<false>(memPool);
 }
@@ -9852,6 +10170,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData * exportData, void * ptr) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolExportPointer(exportData, ptr);
   return torchada_body_cudaMemPoolExportPointer<false>(exportData, ptr);
 }
@@ -9876,6 +10195,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolExportToShareableHandle(void * shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
   return torchada_body_cudaMemPoolExportToShareableHandle<false>(shareableHandle, memPool, handleType, flags);
 }
@@ -9901,6 +10221,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags * flags, cudaMemPool_t memPool, struct cudaMemLocation * location) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolGetAccess(flags, memPool, location);
   return torchada_body_cudaMemPoolGetAccess<false>(flags, memPool, location);
 }
@@ -9924,6 +10245,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolGetAttribute(memPool, attr, value);
   return torchada_body_cudaMemPoolGetAttribute<false>(memPool, attr, value);
 }
@@ -9949,6 +10271,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t * memPool, void * shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
   return torchada_body_cudaMemPoolImportFromShareableHandle<false>(memPool, shareableHandle, handleType, flags);
 }
@@ -9974,6 +10297,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolImportPointer(void ** ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData * exportData) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolImportPointer(ptr, memPool, exportData);
   return torchada_body_cudaMemPoolImportPointer<false>(ptr, memPool, exportData);
 }
@@ -9997,6 +10321,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc * descList, size_t count) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolSetAccess(memPool, descList, count);
   return torchada_body_cudaMemPoolSetAccess<false>(memPool, descList, count);
 }
@@ -10020,6 +10345,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolSetAttribute(memPool, attr, value);
   return torchada_body_cudaMemPoolSetAttribute<false>(memPool, attr, value);
 }
@@ -10042,6 +10368,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolTrimTo(memPool, minBytesToKeep);
   return torchada_body_cudaMemPoolTrimTo<false>(memPool, minBytesToKeep);
 }
@@ -10066,6 +10393,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchAsync(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
   return torchada_body_cudaMemPrefetchAsync<false>(devPtr, count, location, flags, stream);
 }
@@ -10090,6 +10418,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchAsync_ptsz(devPtr, count, location, flags, stream);
   return torchada_body_cudaMemPrefetchAsync_ptsz<false>(devPtr, count, location, flags, stream);
 }
@@ -10120,6 +10449,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchBatchAsync(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
   return torchada_body_cudaMemPrefetchBatchAsync<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
@@ -10150,6 +10480,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
   return torchada_body_cudaMemPrefetchBatchAsync_ptsz<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
@@ -10164,6 +10495,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemRangeGetAttribute", Fn::k_cudaMemRangeGetAttribute, rt.musa.musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemRangeGetAttribute<false, false>(nullptr, data, dataSize, attribute, devPtr, count);
   ta::trace::Span span(Fn::k_cudaMemRangeGetAttribute);
   span.args().ptr("data", reinterpret_cast<const void*>(data));
@@ -10198,6 +10530,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemRangeGetAttributes", Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemRangeGetAttributes<false, false>(nullptr, data, dataSizes, attributes, numAttributes, devPtr, count);
   ta::trace::Span span(Fn::k_cudaMemRangeGetAttributes);
   span.args().ptr("data", reinterpret_cast<const void*>(data));
@@ -10227,6 +10560,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset, rt.musa.musaMemset, devPtr, value, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset(void * devPtr, int value, size_t count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset<false, false>(nullptr, devPtr, value, count);
   ta::trace::Span span(Fn::k_cudaMemset);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -10253,6 +10587,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset2D<false, false>(nullptr, devPtr, pitch, value, width, height);
   ta::trace::Span span(Fn::k_cudaMemset2D);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -10281,6 +10616,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D_ptds, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset2D_ptds<false, false>(nullptr, devPtr, pitch, value, width, height);
   ta::trace::Span span(Fn::k_cudaMemset2D_ptds);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -10309,6 +10645,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset2DAsync<false, false>(nullptr, devPtr, pitch, value, width, height, stream);
   ta::trace::Span span(Fn::k_cudaMemset2DAsync);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -10338,6 +10675,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync_ptsz, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset2DAsync_ptsz<false, false>(nullptr, devPtr, pitch, value, width, height, stream);
   ta::trace::Span span(Fn::k_cudaMemset2DAsync_ptsz);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -10367,6 +10705,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset3D<false, false>(nullptr, pitchedDevPtr, value, extent);
   ta::trace::Span span(Fn::k_cudaMemset3D);
   span.args().i64("value", static_cast<long long>(value));
@@ -10391,6 +10730,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D_ptds, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset3D_ptds<false, false>(nullptr, pitchedDevPtr, value, extent);
   ta::trace::Span span(Fn::k_cudaMemset3D_ptds);
   span.args().i64("value", static_cast<long long>(value));
@@ -10415,6 +10755,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset3DAsync<false, false>(nullptr, pitchedDevPtr, value, extent, stream);
   ta::trace::Span span(Fn::k_cudaMemset3DAsync);
   span.args().i64("value", static_cast<long long>(value));
@@ -10440,6 +10781,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync_ptsz, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset3DAsync_ptsz<false, false>(nullptr, pitchedDevPtr, value, extent, stream);
   ta::trace::Span span(Fn::k_cudaMemset3DAsync_ptsz);
   span.args().i64("value", static_cast<long long>(value));
@@ -10465,6 +10807,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset_ptds, rt.musa.musaMemset, devPtr, value, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset_ptds(void * devPtr, int value, size_t count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset_ptds<false, false>(nullptr, devPtr, value, count);
   ta::trace::Span span(Fn::k_cudaMemset_ptds);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -10491,6 +10834,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync, rt.musa.musaMemsetAsync, devPtr, value, count, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync<false, false>(nullptr, devPtr, value, count, stream);
   ta::trace::Span span(Fn::k_cudaMemsetAsync);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -10518,6 +10862,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync_ptsz, rt.musa.musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync_ptsz<false, false>(nullptr, devPtr, value, count, stream);
   ta::trace::Span span(Fn::k_cudaMemsetAsync_ptsz);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
@@ -10555,6 +10900,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemSetMemPool(struct cudaMemLocation * location, enum cudaMemAllocationType type, cudaMemPool_t memPool) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemSetMemPool(location, type, memPool);
   return torchada_body_cudaMemSetMemPool<false>(location, type, memPool);
 }
@@ -10579,6 +10925,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaMipmappedArray_t mipmap, int device) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
   return torchada_body_cudaMipmappedArrayGetMemoryRequirements<false>(memoryRequirements, mipmap, device);
 }
@@ -10602,6 +10949,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaMipmappedArray_t mipmap) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
   return torchada_body_cudaMipmappedArrayGetSparseProperties<false>(sparseProperties, mipmap);
 }
@@ -10627,6 +10975,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
   return torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<false>(dynamicSmemSize, func, numBlocks, blockSize);
 }
@@ -10652,6 +11001,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
   return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<false>(numBlocks, func, blockSize, dynamicSMemSize);
 }
@@ -10678,6 +11028,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
   return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<false>(numBlocks, func, blockSize, dynamicSMemSize, flags);
 }
@@ -10702,6 +11053,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxActiveClusters(int * numClusters, const void * func, const cudaLaunchConfig_t * launchConfig) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
   return torchada_body_cudaOccupancyMaxActiveClusters<false>(numClusters, func, launchConfig);
 }
@@ -10726,6 +11078,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxPotentialClusterSize(int * clusterSize, const void * func, const cudaLaunchConfig_t * launchConfig) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
   return torchada_body_cudaOccupancyMaxPotentialClusterSize<false>(clusterSize, func, launchConfig);
 }
@@ -10768,6 +11121,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaPointerGetAttributes(attributes, ptr);
   return torchada_body_cudaPointerGetAttributes<false>(attributes, ptr);
 }
@@ -10792,6 +11146,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream);
   return torchada_body___cudaPopCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
 }
@@ -10806,6 +11161,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaProfilerStart", Fn::k_cudaProfilerStart, rt.musa.musaProfilerStart);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaProfilerStart() {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaProfilerStart<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaProfilerStart);
   const cudaError_t r = torchada_body_cudaProfilerStart<true, false>(nullptr);
@@ -10829,6 +11185,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaProfilerStop", Fn::k_cudaProfilerStop, rt.musa.musaProfilerStop);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaProfilerStop() {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaProfilerStop<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaProfilerStop);
   const cudaError_t r = torchada_body_cudaProfilerStop<true, false>(nullptr);
@@ -10859,6 +11216,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT unsigned int __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
   return torchada_body___cudaPushCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
 }
@@ -11049,6 +11407,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaSetDevice", Fn::k_cudaSetDevice, rt.musa.musaSetDevice, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetDevice(int device) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaSetDevice<false, false>(nullptr, device);
   ta::trace::Span span(Fn::k_cudaSetDevice);
   span.args().i64("device", static_cast<long long>(device));
@@ -11073,6 +11432,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaSetDeviceFlags", Fn::k_cudaSetDeviceFlags, rt.musa.musaSetDeviceFlags, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetDeviceFlags(unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaSetDeviceFlags<false, false>(nullptr, flags);
   ta::trace::Span span(Fn::k_cudaSetDeviceFlags);
   span.args().u64("flags", static_cast<unsigned long long>(flags));
@@ -11101,6 +11461,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaSetValidDevices", Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetValidDevices(int * device_arr, int len) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaSetValidDevices<false, false>(nullptr, device_arr, len);
   ta::trace::Span span(Fn::k_cudaSetValidDevices);
   span.args().ptr("device_arr", reinterpret_cast<const void*>(device_arr));
@@ -11136,6 +11497,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaSignalExternalSemaphoresAsync<false>(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -11160,6 +11522,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaSignalExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaSignalExternalSemaphoresAsync_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -11174,6 +11537,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback, rt.musa.musaStreamAddCallback, stream, callback, userData, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamAddCallback<false, false>(nullptr, stream, callback, userData, flags);
   ta::trace::Span span(Fn::k_cudaStreamAddCallback);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11201,6 +11565,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback_ptsz, rt.musa.musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamAddCallback_ptsz<false, false>(nullptr, stream, callback, userData, flags);
   ta::trace::Span span(Fn::k_cudaStreamAddCallback_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11228,6 +11593,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync, rt.musa.musaStreamAttachMemAsync, stream, devPtr, length, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamAttachMemAsync<false, false>(nullptr, stream, devPtr, length, flags);
   ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11255,6 +11621,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync_ptsz, rt.musa.musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamAttachMemAsync_ptsz<false, false>(nullptr, stream, devPtr, length, flags);
   ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11282,6 +11649,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture, rt.musa.musaStreamBeginCapture, stream, mode);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCapture<false, false>(nullptr, stream, mode);
   ta::trace::Span span(Fn::k_cudaStreamBeginCapture);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11307,6 +11675,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture_ptsz, rt.musa.musaStreamBeginCapture, ta::per_thread(stream), mode);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCapture_ptsz<false, false>(nullptr, stream, mode);
   ta::trace::Span span(Fn::k_cudaStreamBeginCapture_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11344,6 +11713,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
   return torchada_body_cudaStreamBeginCaptureToGraph<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
 }
@@ -11370,6 +11740,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCaptureToGraph_ptsz(stream, graph, dependencies, dependencyData, numDependencies, mode);
   return torchada_body_cudaStreamBeginCaptureToGraph_ptsz<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
 }
@@ -11384,6 +11755,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes, rt.musa.musaStreamCopyAttributes, dst, src);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCopyAttributes<false, false>(nullptr, dst, src);
   ta::trace::Span span(Fn::k_cudaStreamCopyAttributes);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -11409,6 +11781,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes_ptsz, rt.musa.musaStreamCopyAttributes, dst, src);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCopyAttributes_ptsz<false, false>(nullptr, dst, src);
   ta::trace::Span span(Fn::k_cudaStreamCopyAttributes_ptsz);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
@@ -11438,6 +11811,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamCreate", Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreate(cudaStream_t * pStream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCreate<false, false>(nullptr, pStream);
   ta::trace::Span span(Fn::k_cudaStreamCreate);
   span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
@@ -11466,6 +11840,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamCreateWithFlags", Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCreateWithFlags<false, false>(nullptr, pStream, flags);
   ta::trace::Span span(Fn::k_cudaStreamCreateWithFlags);
   span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
@@ -11495,6 +11870,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamCreateWithPriority", Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCreateWithPriority<false, false>(nullptr, pStream, flags, priority);
   ta::trace::Span span(Fn::k_cudaStreamCreateWithPriority);
   span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
@@ -11521,6 +11897,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamDestroy", Fn::k_cudaStreamDestroy, rt.musa.musaStreamDestroy, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamDestroy(cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamDestroy<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamDestroy);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11549,6 +11926,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamEndCapture<false, false>(nullptr, stream, pGraph);
   ta::trace::Span span(Fn::k_cudaStreamEndCapture);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11578,6 +11956,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamEndCapture_ptsz<false, false>(nullptr, stream, pGraph);
   ta::trace::Span span(Fn::k_cudaStreamEndCapture_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -11613,6 +11992,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetAttribute(hStream, attr, value_out);
   return torchada_body_cudaStreamGetAttribute<false>(hStream, attr, value_out);
 }
@@ -11637,6 +12017,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetAttribute_ptsz(hStream, attr, value_out);
   return torchada_body_cudaStreamGetAttribute_ptsz<false>(hStream, attr, value_out);
 }
@@ -11663,6 +12044,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
   return torchada_body_cudaStreamGetCaptureInfo<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
@@ -11689,6 +12071,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetCaptureInfo_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
   return torchada_body_cudaStreamGetCaptureInfo_ptsz<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
@@ -11713,6 +12096,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevResource(cudaStream_t hStream, cudaDevResource * resource, enum cudaDevResourceType type) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetDevResource(hStream, resource, type);
   return torchada_body_cudaStreamGetDevResource<false>(hStream, resource, type);
 }
@@ -11737,6 +12121,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevResource_ptsz(cudaStream_t hStream, cudaDevResource * resource, enum cudaDevResourceType type) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetDevResource_ptsz(hStream, resource, type);
   return torchada_body_cudaStreamGetDevResource_ptsz<false>(hStream, resource, type);
 }
@@ -11755,6 +12140,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetDevice(cudaStream_t hStream, int * device) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevice<false, false>(nullptr, hStream, device);
   ta::trace::Span span(Fn::k_cudaStreamGetDevice);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11784,6 +12170,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevice_ptsz<false, false>(nullptr, hStream, device);
   ta::trace::Span span(Fn::k_cudaStreamGetDevice_ptsz);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11813,6 +12200,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetFlags<false, false>(nullptr, hStream, flags);
   ta::trace::Span span(Fn::k_cudaStreamGetFlags);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11842,6 +12230,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetFlags_ptsz<false, false>(nullptr, hStream, flags);
   ta::trace::Span span(Fn::k_cudaStreamGetFlags_ptsz);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11871,6 +12260,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetId<false, false>(nullptr, hStream, streamId);
   ta::trace::Span span(Fn::k_cudaStreamGetId);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11900,6 +12290,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetId_ptsz<false, false>(nullptr, hStream, streamId);
   ta::trace::Span span(Fn::k_cudaStreamGetId_ptsz);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11929,6 +12320,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetPriority<false, false>(nullptr, hStream, priority);
   ta::trace::Span span(Fn::k_cudaStreamGetPriority);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11958,6 +12350,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetPriority_ptsz<false, false>(nullptr, hStream, priority);
   ta::trace::Span span(Fn::k_cudaStreamGetPriority_ptsz);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
@@ -11987,6 +12380,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamIsCapturing<false, false>(nullptr, stream, pCaptureStatus);
   ta::trace::Span span(Fn::k_cudaStreamIsCapturing);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -12016,6 +12410,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamIsCapturing_ptsz<false, false>(nullptr, stream, pCaptureStatus);
   ta::trace::Span span(Fn::k_cudaStreamIsCapturing_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -12041,6 +12436,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery, rt.musa.musaStreamQuery, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamQuery(cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamQuery<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamQuery);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -12065,6 +12461,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery_ptsz, rt.musa.musaStreamQuery, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamQuery_ptsz(cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamQuery_ptsz<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamQuery_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -12098,6 +12495,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSetAttribute(hStream, attr, value);
   return torchada_body_cudaStreamSetAttribute<false>(hStream, attr, value);
 }
@@ -12121,6 +12519,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSetAttribute_ptsz(hStream, attr, value);
   return torchada_body_cudaStreamSetAttribute_ptsz<false>(hStream, attr, value);
 }
@@ -12135,6 +12534,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize, rt.musa.musaStreamSynchronize, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSynchronize(cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamSynchronize<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamSynchronize);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -12159,6 +12559,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize_ptsz, rt.musa.musaStreamSynchronize, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamSynchronize_ptsz<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamSynchronize_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -12194,6 +12595,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
   return torchada_body_cudaStreamUpdateCaptureDependencies<false>(stream, dependencies, dependencyData, numDependencies, flags);
 }
@@ -12219,6 +12621,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamUpdateCaptureDependencies_ptsz(stream, dependencies, dependencyData, numDependencies, flags);
   return torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<false>(stream, dependencies, dependencyData, numDependencies, flags);
 }
@@ -12233,6 +12636,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent, rt.musa.musaStreamWaitEvent, stream, event, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamWaitEvent<false, false>(nullptr, stream, event, flags);
   ta::trace::Span span(Fn::k_cudaStreamWaitEvent);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -12259,6 +12663,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent_ptsz, rt.musa.musaStreamWaitEvent, ta::per_thread(stream), event, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamWaitEvent_ptsz<false, false>(nullptr, stream, event, flags);
   ta::trace::Span span(Fn::k_cudaStreamWaitEvent_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
@@ -12292,6 +12697,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaThreadExchangeStreamCaptureMode(mode);
   return torchada_body_cudaThreadExchangeStreamCaptureMode<false>(mode);
 }
@@ -12335,6 +12741,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaUserObjectCreate", Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaUserObjectCreate<false, false>(nullptr, object_out, ptr, destroy, initialRefcount, flags);
   ta::trace::Span span(Fn::k_cudaUserObjectCreate);
   span.args().ptr("object_out", reinterpret_cast<const void*>(object_out));
@@ -12363,6 +12770,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaUserObjectRelease", Fn::k_cudaUserObjectRelease, rt.musa.musaUserObjectRelease, object, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaUserObjectRelease<false, false>(nullptr, object, count);
   ta::trace::Span span(Fn::k_cudaUserObjectRelease);
   span.args().ptr("object", reinterpret_cast<const void*>(object));
@@ -12388,6 +12796,7 @@ template <bool kTraced, bool kReady>
   return ta::traced_forward<kTraced>("musaUserObjectRetain", Fn::k_cudaUserObjectRetain, rt.musa.musaUserObjectRetain, object, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
+  ta::note_cuda_initialised();
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaUserObjectRetain<false, false>(nullptr, object, count);
   ta::trace::Span span(Fn::k_cudaUserObjectRetain);
   span.args().ptr("object", reinterpret_cast<const void*>(object));
@@ -12443,6 +12852,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaWaitExternalSemaphoresAsync<false>(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -12467,6 +12877,7 @@ template <bool kTraced>
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaWaitExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  ta::note_cuda_initialised();
   if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaWaitExternalSemaphoresAsync_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
 }

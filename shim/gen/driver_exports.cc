@@ -581,7 +581,9 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuInit)>(ta::Fn::k_cuInit);
     return nv ? nv(Flags) : td::no_nvidia_driver(ta::Fn::k_cuInit);
   }
-  return td::forward(ta::Fn::k_cuInit, td::driver_table().p_muInit, Flags);
+  const CUresult r = td::forward(ta::Fn::k_cuInit, td::driver_table().p_muInit, Flags);
+  if (r == CUDA_SUCCESS) ta::note_cuda_initialised();
+  return r;
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuInit(unsigned int Flags) {
   if (!ta::trace::enabled_slow()) return body_cuInit(Flags);
@@ -669,6 +671,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGet)>(ta::Fn::k_cuDeviceGet);
     return nv ? nv(device, ordinal) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGet);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGet);
   return td::forward(ta::Fn::k_cuDeviceGet, td::driver_table().p_muDeviceGet, device, ordinal);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGet(CUdevice * device, int ordinal) {
@@ -691,6 +695,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetCount)>(ta::Fn::k_cuDeviceGetCount);
     return nv ? nv(count) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetCount);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetCount);
   return td::forward(ta::Fn::k_cuDeviceGetCount, td::driver_table().p_muDeviceGetCount, count);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetCount(int * count) {
@@ -713,6 +719,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetAttribute)>(ta::Fn::k_cuDeviceGetAttribute);
     return nv ? nv(pi, attrib, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetAttribute);
   return td::impl::shim_cuDeviceGetAttribute(pi, attrib, dev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetAttribute(int * pi, CUdevice_attribute attrib, CUdevice dev) {
@@ -735,6 +743,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxGetCurrent)>(ta::Fn::k_cuCtxGetCurrent);
     return nv ? nv(pctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetCurrent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxGetCurrent);
   return td::forward(ta::Fn::k_cuCtxGetCurrent, td::driver_table().p_muCtxGetCurrent, pctx);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetCurrent(CUcontext * pctx) {
@@ -757,6 +767,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemGetAddressRange)>(ta::Fn::k_cuMemGetAddressRange);
     return nv ? nv(pbase, psize, dptr) : td::no_nvidia_driver(ta::Fn::k_cuMemGetAddressRange);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemGetAddressRange);
   ta::zero_out(pbase);
   ta::zero_out(psize);
   return td::refuse(ta::Fn::k_cuMemGetAddressRange, k_note_cuMemGetAddressRange);
@@ -781,6 +793,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemGetAddressRange_v2)>(ta::Fn::k_cuMemGetAddressRange_v2);
     return nv ? nv(pbase, psize, dptr) : td::no_nvidia_driver(ta::Fn::k_cuMemGetAddressRange_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemGetAddressRange_v2);
   return td::forward(ta::Fn::k_cuMemGetAddressRange_v2, td::driver_table().p_muMemGetAddressRange_v2, pbase, psize, dptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetAddressRange_v2(CUdeviceptr * pbase, size_t * psize, CUdeviceptr dptr) {
@@ -803,6 +817,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD32Async)>(ta::Fn::k_cuMemsetD32Async);
     return nv ? nv(dstDevice, ui, N, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD32Async);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD32Async);
   return td::forward(ta::Fn::k_cuMemsetD32Async, td::driver_table().p_muMemsetD32Async, dstDevice, ui, N, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
@@ -825,6 +841,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD32Async_ptsz)>(ta::Fn::k_cuMemsetD32Async_ptsz);
     return nv ? nv(dstDevice, ui, N, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD32Async_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD32Async_ptsz);
   return td::forward(ta::Fn::k_cuMemsetD32Async_ptsz, td::driver_table().p_muMemsetD32Async, dstDevice, ui, N, td::per_thread_stream(hStream));
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
@@ -847,6 +865,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAddressReserve)>(ta::Fn::k_cuMemAddressReserve);
     return nv ? nv(ptr, size, alignment, addr, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemAddressReserve);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAddressReserve);
   return td::forward(ta::Fn::k_cuMemAddressReserve, td::driver_table().p_muMemAddressReserve, ptr, size, alignment, addr, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemAddressReserve(CUdeviceptr * ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags) {
@@ -869,6 +889,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAddressFree)>(ta::Fn::k_cuMemAddressFree);
     return nv ? nv(ptr, size) : td::no_nvidia_driver(ta::Fn::k_cuMemAddressFree);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAddressFree);
   return td::forward(ta::Fn::k_cuMemAddressFree, td::driver_table().p_muMemAddressFree, ptr, size);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemAddressFree(CUdeviceptr ptr, size_t size) {
@@ -891,6 +913,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemCreate)>(ta::Fn::k_cuMemCreate);
     return nv ? nv(handle, size, prop, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemCreate);
   return td::forward(ta::Fn::k_cuMemCreate, td::driver_table().p_muMemCreate, handle, size, prop, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemCreate(CUmemGenericAllocationHandle * handle, size_t size, const CUmemAllocationProp * prop, unsigned long long flags) {
@@ -913,6 +937,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemRelease)>(ta::Fn::k_cuMemRelease);
     return nv ? nv(handle) : td::no_nvidia_driver(ta::Fn::k_cuMemRelease);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemRelease);
   return td::forward(ta::Fn::k_cuMemRelease, td::driver_table().p_muMemRelease, handle);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemRelease(CUmemGenericAllocationHandle handle) {
@@ -935,6 +961,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemMap)>(ta::Fn::k_cuMemMap);
     return nv ? nv(ptr, size, offset, handle, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemMap);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemMap);
   return td::forward(ta::Fn::k_cuMemMap, td::driver_table().p_muMemMap, ptr, size, offset, handle, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags) {
@@ -957,6 +985,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemUnmap)>(ta::Fn::k_cuMemUnmap);
     return nv ? nv(ptr, size) : td::no_nvidia_driver(ta::Fn::k_cuMemUnmap);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemUnmap);
   return td::forward(ta::Fn::k_cuMemUnmap, td::driver_table().p_muMemUnmap, ptr, size);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemUnmap(CUdeviceptr ptr, size_t size) {
@@ -979,6 +1009,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemSetAccess)>(ta::Fn::k_cuMemSetAccess);
     return nv ? nv(ptr, size, desc, count) : td::no_nvidia_driver(ta::Fn::k_cuMemSetAccess);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemSetAccess);
   return td::forward(ta::Fn::k_cuMemSetAccess, td::driver_table().p_muMemSetAccess, ptr, size, desc, count);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc * desc, size_t count) {
@@ -1001,6 +1033,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemGetAllocationGranularity)>(ta::Fn::k_cuMemGetAllocationGranularity);
     return nv ? nv(granularity, prop, option) : td::no_nvidia_driver(ta::Fn::k_cuMemGetAllocationGranularity);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemGetAllocationGranularity);
   return td::forward(ta::Fn::k_cuMemGetAllocationGranularity, td::driver_table().p_muMemGetAllocationGranularity, granularity, prop, option);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetAllocationGranularity(size_t * granularity, const CUmemAllocationProp * prop, CUmemAllocationGranularity_flags option) {
@@ -1023,6 +1057,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemExportToShareableHandle)>(ta::Fn::k_cuMemExportToShareableHandle);
     return nv ? nv(shareableHandle, handle, handleType, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemExportToShareableHandle);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemExportToShareableHandle);
   return td::forward(ta::Fn::k_cuMemExportToShareableHandle, td::driver_table().p_muMemExportToShareableHandle, shareableHandle, handle, handleType, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemExportToShareableHandle(void * shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags) {
@@ -1045,6 +1081,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemImportFromShareableHandle)>(ta::Fn::k_cuMemImportFromShareableHandle);
     return nv ? nv(handle, osHandle, shHandleType) : td::no_nvidia_driver(ta::Fn::k_cuMemImportFromShareableHandle);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemImportFromShareableHandle);
   return td::forward(ta::Fn::k_cuMemImportFromShareableHandle, td::driver_table().p_muMemImportFromShareableHandle, handle, osHandle, shHandleType);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle * handle, void * osHandle, CUmemAllocationHandleType shHandleType) {
@@ -1067,6 +1105,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemGetAllocationPropertiesFromHandle)>(ta::Fn::k_cuMemGetAllocationPropertiesFromHandle);
     return nv ? nv(prop, handle) : td::no_nvidia_driver(ta::Fn::k_cuMemGetAllocationPropertiesFromHandle);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemGetAllocationPropertiesFromHandle);
   return td::forward(ta::Fn::k_cuMemGetAllocationPropertiesFromHandle, td::driver_table().p_muMemGetAllocationPropertiesFromHandle, prop, handle);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle) {
@@ -1089,6 +1129,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemRetainAllocationHandle)>(ta::Fn::k_cuMemRetainAllocationHandle);
     return nv ? nv(handle, addr) : td::no_nvidia_driver(ta::Fn::k_cuMemRetainAllocationHandle);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemRetainAllocationHandle);
   return td::forward(ta::Fn::k_cuMemRetainAllocationHandle, td::driver_table().p_muMemRetainAllocationHandle, handle, addr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle * handle, void * addr) {
@@ -1111,6 +1153,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMulticastCreate)>(ta::Fn::k_cuMulticastCreate);
     return nv ? nv(mcHandle, prop) : td::no_nvidia_driver(ta::Fn::k_cuMulticastCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMulticastCreate);
   ta::zero_out(mcHandle);
   return td::refuse(ta::Fn::k_cuMulticastCreate, k_note_cuMulticastCreate);
 }
@@ -1134,6 +1178,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMulticastAddDevice)>(ta::Fn::k_cuMulticastAddDevice);
     return nv ? nv(mcHandle, dev) : td::no_nvidia_driver(ta::Fn::k_cuMulticastAddDevice);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMulticastAddDevice);
   return td::refuse(ta::Fn::k_cuMulticastAddDevice, k_note_cuMulticastAddDevice);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev) {
@@ -1156,6 +1202,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMulticastBindMem)>(ta::Fn::k_cuMulticastBindMem);
     return nv ? nv(mcHandle, mcOffset, memHandle, memOffset, size, flags) : td::no_nvidia_driver(ta::Fn::k_cuMulticastBindMem);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMulticastBindMem);
   return td::refuse(ta::Fn::k_cuMulticastBindMem, k_note_cuMulticastBindMem);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) {
@@ -1178,6 +1226,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMulticastGetGranularity)>(ta::Fn::k_cuMulticastGetGranularity);
     return nv ? nv(granularity, prop, option) : td::no_nvidia_driver(ta::Fn::k_cuMulticastGetGranularity);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMulticastGetGranularity);
   ta::zero_out(granularity);
   return td::refuse(ta::Fn::k_cuMulticastGetGranularity, k_note_cuMulticastGetGranularity);
 }
@@ -1201,6 +1251,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue32)>(ta::Fn::k_cuStreamWriteValue32);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue32);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWriteValue32);
   return td::forward(ta::Fn::k_cuStreamWriteValue32, td::driver_table().p_muStreamWriteValue32, stream, addr, value, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
@@ -1223,6 +1275,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue32_ptsz)>(ta::Fn::k_cuStreamWriteValue32_ptsz);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue32_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWriteValue32_ptsz);
   return td::forward(ta::Fn::k_cuStreamWriteValue32_ptsz, td::driver_table().p_muStreamWriteValue32, td::per_thread_stream(stream), addr, value, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
@@ -1245,6 +1299,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue32_v2)>(ta::Fn::k_cuStreamWriteValue32_v2);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue32_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWriteValue32_v2);
   return td::forward(ta::Fn::k_cuStreamWriteValue32_v2, td::driver_table().p_muStreamWriteValue32_v2, stream, addr, value, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
@@ -1267,6 +1323,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue32_v2_ptsz)>(ta::Fn::k_cuStreamWriteValue32_v2_ptsz);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue32_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWriteValue32_v2_ptsz);
   return td::forward(ta::Fn::k_cuStreamWriteValue32_v2_ptsz, td::driver_table().p_muStreamWriteValue32_v2, td::per_thread_stream(stream), addr, value, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
@@ -1289,6 +1347,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue32_v2)>(ta::Fn::k_cuStreamWaitValue32_v2);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue32_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWaitValue32_v2);
   return td::refuse(ta::Fn::k_cuStreamWaitValue32_v2, k_note_cuStreamWaitValue32_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
@@ -1311,6 +1371,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuArray3DCreate)>(ta::Fn::k_cuArray3DCreate);
     return nv ? nv(pHandle, pAllocateArray) : td::no_nvidia_driver(ta::Fn::k_cuArray3DCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuArray3DCreate);
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuArray3DCreate, k_note_cuArray3DCreate);
 }
@@ -1334,6 +1396,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuArray3DCreate_v2)>(ta::Fn::k_cuArray3DCreate_v2);
     return nv ? nv(pHandle, pAllocateArray) : td::no_nvidia_driver(ta::Fn::k_cuArray3DCreate_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuArray3DCreate_v2);
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuArray3DCreate_v2, k_note_cuArray3DCreate_v2);
 }
@@ -1357,6 +1421,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuArray3DGetDescriptor)>(ta::Fn::k_cuArray3DGetDescriptor);
     return nv ? nv(pArrayDescriptor, hArray) : td::no_nvidia_driver(ta::Fn::k_cuArray3DGetDescriptor);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuArray3DGetDescriptor);
   return td::refuse(ta::Fn::k_cuArray3DGetDescriptor, k_note_cuArray3DGetDescriptor);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray) {
@@ -1379,6 +1445,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuArray3DGetDescriptor_v2)>(ta::Fn::k_cuArray3DGetDescriptor_v2);
     return nv ? nv(pArrayDescriptor, hArray) : td::no_nvidia_driver(ta::Fn::k_cuArray3DGetDescriptor_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuArray3DGetDescriptor_v2);
   return td::refuse(ta::Fn::k_cuArray3DGetDescriptor_v2, k_note_cuArray3DGetDescriptor_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR * pArrayDescriptor, CUarray hArray) {
@@ -1401,6 +1469,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuArrayCreate)>(ta::Fn::k_cuArrayCreate);
     return nv ? nv(pHandle, pAllocateArray) : td::no_nvidia_driver(ta::Fn::k_cuArrayCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuArrayCreate);
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuArrayCreate, k_note_cuArrayCreate);
 }
@@ -1424,6 +1494,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuArrayCreate_v2)>(ta::Fn::k_cuArrayCreate_v2);
     return nv ? nv(pHandle, pAllocateArray) : td::no_nvidia_driver(ta::Fn::k_cuArrayCreate_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuArrayCreate_v2);
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuArrayCreate_v2, k_note_cuArrayCreate_v2);
 }
@@ -1447,6 +1519,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuArrayDestroy)>(ta::Fn::k_cuArrayDestroy);
     return nv ? nv(hArray) : td::no_nvidia_driver(ta::Fn::k_cuArrayDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuArrayDestroy);
   return td::refuse(ta::Fn::k_cuArrayDestroy, k_note_cuArrayDestroy);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuArrayDestroy(CUarray hArray) {
@@ -1469,6 +1543,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuArrayGetDescriptor)>(ta::Fn::k_cuArrayGetDescriptor);
     return nv ? nv(pArrayDescriptor, hArray) : td::no_nvidia_driver(ta::Fn::k_cuArrayGetDescriptor);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuArrayGetDescriptor);
   return td::refuse(ta::Fn::k_cuArrayGetDescriptor, k_note_cuArrayGetDescriptor);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray) {
@@ -1491,6 +1567,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuArrayGetDescriptor_v2)>(ta::Fn::k_cuArrayGetDescriptor_v2);
     return nv ? nv(pArrayDescriptor, hArray) : td::no_nvidia_driver(ta::Fn::k_cuArrayGetDescriptor_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuArrayGetDescriptor_v2);
   return td::refuse(ta::Fn::k_cuArrayGetDescriptor_v2, k_note_cuArrayGetDescriptor_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR * pArrayDescriptor, CUarray hArray) {
@@ -1513,6 +1591,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuArrayGetMemoryRequirements)>(ta::Fn::k_cuArrayGetMemoryRequirements);
     return nv ? nv(memoryRequirements, array, device) : td::no_nvidia_driver(ta::Fn::k_cuArrayGetMemoryRequirements);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuArrayGetMemoryRequirements);
   return td::refuse(ta::Fn::k_cuArrayGetMemoryRequirements, k_note_cuArrayGetMemoryRequirements);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUarray array, CUdevice device) {
@@ -1535,6 +1615,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuArrayGetPlane)>(ta::Fn::k_cuArrayGetPlane);
     return nv ? nv(pPlaneArray, hArray, planeIdx) : td::no_nvidia_driver(ta::Fn::k_cuArrayGetPlane);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuArrayGetPlane);
   ta::zero_out(pPlaneArray);
   return td::refuse(ta::Fn::k_cuArrayGetPlane, k_note_cuArrayGetPlane);
 }
@@ -1558,6 +1640,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuArrayGetSparseProperties)>(ta::Fn::k_cuArrayGetSparseProperties);
     return nv ? nv(sparseProperties, array) : td::no_nvidia_driver(ta::Fn::k_cuArrayGetSparseProperties);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuArrayGetSparseProperties);
   return td::refuse(ta::Fn::k_cuArrayGetSparseProperties, k_note_cuArrayGetSparseProperties);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUarray array) {
@@ -1580,6 +1664,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCheckpointProcessCheckpoint)>(ta::Fn::k_cuCheckpointProcessCheckpoint);
     return nv ? nv(pid, args) : td::no_nvidia_driver(ta::Fn::k_cuCheckpointProcessCheckpoint);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCheckpointProcessCheckpoint);
   return td::refuse(ta::Fn::k_cuCheckpointProcessCheckpoint, k_note_cuCheckpointProcessCheckpoint);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs * args) {
@@ -1602,6 +1688,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCheckpointProcessGetRestoreThreadId)>(ta::Fn::k_cuCheckpointProcessGetRestoreThreadId);
     return nv ? nv(pid, tid) : td::no_nvidia_driver(ta::Fn::k_cuCheckpointProcessGetRestoreThreadId);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCheckpointProcessGetRestoreThreadId);
   ta::zero_out(tid);
   return td::refuse(ta::Fn::k_cuCheckpointProcessGetRestoreThreadId, k_note_cuCheckpointProcessGetRestoreThreadId);
 }
@@ -1625,6 +1713,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCheckpointProcessGetState)>(ta::Fn::k_cuCheckpointProcessGetState);
     return nv ? nv(pid, state) : td::no_nvidia_driver(ta::Fn::k_cuCheckpointProcessGetState);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCheckpointProcessGetState);
   return td::refuse(ta::Fn::k_cuCheckpointProcessGetState, k_note_cuCheckpointProcessGetState);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCheckpointProcessGetState(int pid, CUprocessState * state) {
@@ -1647,6 +1737,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCheckpointProcessLock)>(ta::Fn::k_cuCheckpointProcessLock);
     return nv ? nv(pid, args) : td::no_nvidia_driver(ta::Fn::k_cuCheckpointProcessLock);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCheckpointProcessLock);
   return td::refuse(ta::Fn::k_cuCheckpointProcessLock, k_note_cuCheckpointProcessLock);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs * args) {
@@ -1669,6 +1761,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCheckpointProcessRestore)>(ta::Fn::k_cuCheckpointProcessRestore);
     return nv ? nv(pid, args) : td::no_nvidia_driver(ta::Fn::k_cuCheckpointProcessRestore);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCheckpointProcessRestore);
   return td::refuse(ta::Fn::k_cuCheckpointProcessRestore, k_note_cuCheckpointProcessRestore);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs * args) {
@@ -1691,6 +1785,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCheckpointProcessUnlock)>(ta::Fn::k_cuCheckpointProcessUnlock);
     return nv ? nv(pid, args) : td::no_nvidia_driver(ta::Fn::k_cuCheckpointProcessUnlock);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCheckpointProcessUnlock);
   return td::refuse(ta::Fn::k_cuCheckpointProcessUnlock, k_note_cuCheckpointProcessUnlock);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs * args) {
@@ -1713,6 +1809,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCoredumpDeregisterCompleteCallback)>(ta::Fn::k_cuCoredumpDeregisterCompleteCallback);
     return nv ? nv(callback) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpDeregisterCompleteCallback);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCoredumpDeregisterCompleteCallback);
   return td::refuse(ta::Fn::k_cuCoredumpDeregisterCompleteCallback, k_note_cuCoredumpDeregisterCompleteCallback);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCoredumpDeregisterCompleteCallback(CUcoredumpCallbackHandle callback) {
@@ -1735,6 +1833,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCoredumpDeregisterStartCallback)>(ta::Fn::k_cuCoredumpDeregisterStartCallback);
     return nv ? nv(callback) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpDeregisterStartCallback);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCoredumpDeregisterStartCallback);
   return td::refuse(ta::Fn::k_cuCoredumpDeregisterStartCallback, k_note_cuCoredumpDeregisterStartCallback);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCoredumpDeregisterStartCallback(CUcoredumpCallbackHandle callback) {
@@ -1757,6 +1857,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCoredumpGetAttribute)>(ta::Fn::k_cuCoredumpGetAttribute);
     return nv ? nv(attrib, value, size) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpGetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCoredumpGetAttribute);
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuCoredumpGetAttribute, k_note_cuCoredumpGetAttribute);
 }
@@ -1780,6 +1882,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCoredumpGetAttributeGlobal)>(ta::Fn::k_cuCoredumpGetAttributeGlobal);
     return nv ? nv(attrib, value, size) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpGetAttributeGlobal);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCoredumpGetAttributeGlobal);
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuCoredumpGetAttributeGlobal, k_note_cuCoredumpGetAttributeGlobal);
 }
@@ -1803,6 +1907,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCoredumpRegisterCompleteCallback)>(ta::Fn::k_cuCoredumpRegisterCompleteCallback);
     return nv ? nv(callback, userData, callbackOut) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpRegisterCompleteCallback);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCoredumpRegisterCompleteCallback);
   ta::zero_out(callbackOut);
   return td::refuse(ta::Fn::k_cuCoredumpRegisterCompleteCallback, k_note_cuCoredumpRegisterCompleteCallback);
 }
@@ -1826,6 +1932,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCoredumpRegisterStartCallback)>(ta::Fn::k_cuCoredumpRegisterStartCallback);
     return nv ? nv(callback, userData, callbackOut) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpRegisterStartCallback);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCoredumpRegisterStartCallback);
   ta::zero_out(callbackOut);
   return td::refuse(ta::Fn::k_cuCoredumpRegisterStartCallback, k_note_cuCoredumpRegisterStartCallback);
 }
@@ -1849,6 +1957,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCoredumpSetAttribute)>(ta::Fn::k_cuCoredumpSetAttribute);
     return nv ? nv(attrib, value, size) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpSetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCoredumpSetAttribute);
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuCoredumpSetAttribute, k_note_cuCoredumpSetAttribute);
 }
@@ -1872,6 +1982,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCoredumpSetAttributeGlobal)>(ta::Fn::k_cuCoredumpSetAttributeGlobal);
     return nv ? nv(attrib, value, size) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpSetAttributeGlobal);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCoredumpSetAttributeGlobal);
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuCoredumpSetAttributeGlobal, k_note_cuCoredumpSetAttributeGlobal);
 }
@@ -1895,6 +2007,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxAttach)>(ta::Fn::k_cuCtxAttach);
     return nv ? nv(pctx, flags) : td::no_nvidia_driver(ta::Fn::k_cuCtxAttach);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxAttach);
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxAttach, k_note_cuCtxAttach);
 }
@@ -1918,6 +2032,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxCreate)>(ta::Fn::k_cuCtxCreate);
     return nv ? nv(pctx, flags, dev) : td::no_nvidia_driver(ta::Fn::k_cuCtxCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxCreate);
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxCreate, k_note_cuCtxCreate);
 }
@@ -1941,6 +2057,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxCreate_v2)>(ta::Fn::k_cuCtxCreate_v2);
     return nv ? nv(pctx, flags, dev) : td::no_nvidia_driver(ta::Fn::k_cuCtxCreate_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxCreate_v2);
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxCreate_v2, k_note_cuCtxCreate_v2);
 }
@@ -1964,6 +2082,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxCreate_v3)>(ta::Fn::k_cuCtxCreate_v3);
     return nv ? nv(pctx, paramsArray, numParams, flags, dev) : td::no_nvidia_driver(ta::Fn::k_cuCtxCreate_v3);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxCreate_v3);
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxCreate_v3, k_note_cuCtxCreate_v3);
 }
@@ -1987,6 +2107,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxCreate_v4)>(ta::Fn::k_cuCtxCreate_v4);
     return nv ? nv(pctx, ctxCreateParams, flags, dev) : td::no_nvidia_driver(ta::Fn::k_cuCtxCreate_v4);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxCreate_v4);
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxCreate_v4, k_note_cuCtxCreate_v4);
 }
@@ -2010,6 +2132,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxDestroy)>(ta::Fn::k_cuCtxDestroy);
     return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxDestroy);
   return td::refuse(ta::Fn::k_cuCtxDestroy, k_note_cuCtxDestroy);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxDestroy(CUcontext ctx) {
@@ -2032,6 +2156,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxDestroy_v2)>(ta::Fn::k_cuCtxDestroy_v2);
     return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxDestroy_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxDestroy_v2);
   return td::refuse(ta::Fn::k_cuCtxDestroy_v2, k_note_cuCtxDestroy_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxDestroy_v2(CUcontext ctx) {
@@ -2054,6 +2180,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxDetach)>(ta::Fn::k_cuCtxDetach);
     return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxDetach);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxDetach);
   return td::refuse(ta::Fn::k_cuCtxDetach, k_note_cuCtxDetach);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxDetach(CUcontext ctx) {
@@ -2076,6 +2204,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxDisablePeerAccess)>(ta::Fn::k_cuCtxDisablePeerAccess);
     return nv ? nv(peerContext) : td::no_nvidia_driver(ta::Fn::k_cuCtxDisablePeerAccess);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxDisablePeerAccess);
   return td::refuse(ta::Fn::k_cuCtxDisablePeerAccess, k_note_cuCtxDisablePeerAccess);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxDisablePeerAccess(CUcontext peerContext) {
@@ -2098,6 +2228,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxEnablePeerAccess)>(ta::Fn::k_cuCtxEnablePeerAccess);
     return nv ? nv(peerContext, Flags) : td::no_nvidia_driver(ta::Fn::k_cuCtxEnablePeerAccess);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxEnablePeerAccess);
   return td::refuse(ta::Fn::k_cuCtxEnablePeerAccess, k_note_cuCtxEnablePeerAccess);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
@@ -2120,6 +2252,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxFromGreenCtx)>(ta::Fn::k_cuCtxFromGreenCtx);
     return nv ? nv(pContext, hCtx) : td::no_nvidia_driver(ta::Fn::k_cuCtxFromGreenCtx);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxFromGreenCtx);
   ta::zero_out(pContext);
   return td::refuse(ta::Fn::k_cuCtxFromGreenCtx, k_note_cuCtxFromGreenCtx);
 }
@@ -2143,6 +2277,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxGetApiVersion)>(ta::Fn::k_cuCtxGetApiVersion);
     return nv ? nv(ctx, version) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetApiVersion);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxGetApiVersion);
   return td::forward(ta::Fn::k_cuCtxGetApiVersion, td::driver_table().p_muCtxGetApiVersion, ctx, version);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetApiVersion(CUcontext ctx, unsigned int * version) {
@@ -2165,6 +2301,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxGetCacheConfig)>(ta::Fn::k_cuCtxGetCacheConfig);
     return nv ? nv(pconfig) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetCacheConfig);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxGetCacheConfig);
   return td::refuse(ta::Fn::k_cuCtxGetCacheConfig, k_note_cuCtxGetCacheConfig);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetCacheConfig(CUfunc_cache * pconfig) {
@@ -2187,6 +2325,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxGetDevResource)>(ta::Fn::k_cuCtxGetDevResource);
     return nv ? nv(hCtx, resource, type) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetDevResource);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxGetDevResource);
   return td::refuse(ta::Fn::k_cuCtxGetDevResource, k_note_cuCtxGetDevResource);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetDevResource(CUcontext hCtx, CUdevResource * resource, CUdevResourceType type) {
@@ -2209,6 +2349,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxGetDevice)>(ta::Fn::k_cuCtxGetDevice);
     return nv ? nv(device) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetDevice);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxGetDevice);
   return td::forward(ta::Fn::k_cuCtxGetDevice, td::driver_table().p_muCtxGetDevice, device);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetDevice(CUdevice * device) {
@@ -2231,6 +2373,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxGetDevice_v2)>(ta::Fn::k_cuCtxGetDevice_v2);
     return nv ? nv(device, ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetDevice_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxGetDevice_v2);
   ta::zero_out(device);
   return td::refuse(ta::Fn::k_cuCtxGetDevice_v2, k_note_cuCtxGetDevice_v2);
 }
@@ -2254,6 +2398,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxGetExecAffinity)>(ta::Fn::k_cuCtxGetExecAffinity);
     return nv ? nv(pExecAffinity, type) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetExecAffinity);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxGetExecAffinity);
   return td::refuse(ta::Fn::k_cuCtxGetExecAffinity, k_note_cuCtxGetExecAffinity);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetExecAffinity(CUexecAffinityParam * pExecAffinity, CUexecAffinityType type) {
@@ -2276,6 +2422,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxGetFlags)>(ta::Fn::k_cuCtxGetFlags);
     return nv ? nv(flags) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxGetFlags);
   return td::forward(ta::Fn::k_cuCtxGetFlags, td::driver_table().p_muCtxGetFlags, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetFlags(unsigned int * flags) {
@@ -2298,6 +2446,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxGetId)>(ta::Fn::k_cuCtxGetId);
     return nv ? nv(ctx, ctxId) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetId);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxGetId);
   ta::zero_out(ctxId);
   return td::refuse(ta::Fn::k_cuCtxGetId, k_note_cuCtxGetId);
 }
@@ -2321,6 +2471,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxGetLimit)>(ta::Fn::k_cuCtxGetLimit);
     return nv ? nv(pvalue, limit) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetLimit);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxGetLimit);
   ta::zero_out(pvalue);
   return td::refuse(ta::Fn::k_cuCtxGetLimit, k_note_cuCtxGetLimit);
 }
@@ -2344,6 +2496,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxGetSharedMemConfig)>(ta::Fn::k_cuCtxGetSharedMemConfig);
     return nv ? nv(pConfig) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetSharedMemConfig);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxGetSharedMemConfig);
   return td::refuse(ta::Fn::k_cuCtxGetSharedMemConfig, k_note_cuCtxGetSharedMemConfig);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetSharedMemConfig(CUsharedconfig * pConfig) {
@@ -2366,6 +2520,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxGetStreamPriorityRange)>(ta::Fn::k_cuCtxGetStreamPriorityRange);
     return nv ? nv(leastPriority, greatestPriority) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetStreamPriorityRange);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxGetStreamPriorityRange);
   return td::forward(ta::Fn::k_cuCtxGetStreamPriorityRange, td::driver_table().p_muCtxGetStreamPriorityRange, leastPriority, greatestPriority);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
@@ -2388,6 +2544,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxPopCurrent)>(ta::Fn::k_cuCtxPopCurrent);
     return nv ? nv(pctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxPopCurrent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxPopCurrent);
   return td::forward(ta::Fn::k_cuCtxPopCurrent, td::driver_table().p_muCtxPopCurrent_v2, pctx);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxPopCurrent(CUcontext * pctx) {
@@ -2410,6 +2568,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxPopCurrent_v2)>(ta::Fn::k_cuCtxPopCurrent_v2);
     return nv ? nv(pctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxPopCurrent_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxPopCurrent_v2);
   return td::forward(ta::Fn::k_cuCtxPopCurrent_v2, td::driver_table().p_muCtxPopCurrent_v2, pctx);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxPopCurrent_v2(CUcontext * pctx) {
@@ -2432,6 +2592,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxPushCurrent)>(ta::Fn::k_cuCtxPushCurrent);
     return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxPushCurrent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxPushCurrent);
   return td::forward(ta::Fn::k_cuCtxPushCurrent, td::driver_table().p_muCtxPushCurrent_v2, ctx);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxPushCurrent(CUcontext ctx) {
@@ -2454,6 +2616,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxPushCurrent_v2)>(ta::Fn::k_cuCtxPushCurrent_v2);
     return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxPushCurrent_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxPushCurrent_v2);
   return td::forward(ta::Fn::k_cuCtxPushCurrent_v2, td::driver_table().p_muCtxPushCurrent_v2, ctx);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxPushCurrent_v2(CUcontext ctx) {
@@ -2476,6 +2640,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxRecordEvent)>(ta::Fn::k_cuCtxRecordEvent);
     return nv ? nv(hCtx, hEvent) : td::no_nvidia_driver(ta::Fn::k_cuCtxRecordEvent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxRecordEvent);
   return td::refuse(ta::Fn::k_cuCtxRecordEvent, k_note_cuCtxRecordEvent);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) {
@@ -2498,6 +2664,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxResetPersistingL2Cache)>(ta::Fn::k_cuCtxResetPersistingL2Cache);
     return nv ? nv() : td::no_nvidia_driver(ta::Fn::k_cuCtxResetPersistingL2Cache);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxResetPersistingL2Cache);
   return td::refuse(ta::Fn::k_cuCtxResetPersistingL2Cache, k_note_cuCtxResetPersistingL2Cache);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxResetPersistingL2Cache(void) {
@@ -2520,6 +2688,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxSetCacheConfig)>(ta::Fn::k_cuCtxSetCacheConfig);
     return nv ? nv(config) : td::no_nvidia_driver(ta::Fn::k_cuCtxSetCacheConfig);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxSetCacheConfig);
   return td::refuse(ta::Fn::k_cuCtxSetCacheConfig, k_note_cuCtxSetCacheConfig);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSetCacheConfig(CUfunc_cache config) {
@@ -2542,6 +2712,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxSetCurrent)>(ta::Fn::k_cuCtxSetCurrent);
     return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxSetCurrent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxSetCurrent);
   return td::forward(ta::Fn::k_cuCtxSetCurrent, td::driver_table().p_muCtxSetCurrent, ctx);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSetCurrent(CUcontext ctx) {
@@ -2564,6 +2736,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxSetFlags)>(ta::Fn::k_cuCtxSetFlags);
     return nv ? nv(flags) : td::no_nvidia_driver(ta::Fn::k_cuCtxSetFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxSetFlags);
   return td::refuse(ta::Fn::k_cuCtxSetFlags, k_note_cuCtxSetFlags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSetFlags(unsigned int flags) {
@@ -2586,6 +2760,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxSetLimit)>(ta::Fn::k_cuCtxSetLimit);
     return nv ? nv(limit, value) : td::no_nvidia_driver(ta::Fn::k_cuCtxSetLimit);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxSetLimit);
   return td::refuse(ta::Fn::k_cuCtxSetLimit, k_note_cuCtxSetLimit);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSetLimit(CUlimit limit, size_t value) {
@@ -2608,6 +2784,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxSetSharedMemConfig)>(ta::Fn::k_cuCtxSetSharedMemConfig);
     return nv ? nv(config) : td::no_nvidia_driver(ta::Fn::k_cuCtxSetSharedMemConfig);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxSetSharedMemConfig);
   return td::refuse(ta::Fn::k_cuCtxSetSharedMemConfig, k_note_cuCtxSetSharedMemConfig);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSetSharedMemConfig(CUsharedconfig config) {
@@ -2630,6 +2808,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxSynchronize)>(ta::Fn::k_cuCtxSynchronize);
     return nv ? nv() : td::no_nvidia_driver(ta::Fn::k_cuCtxSynchronize);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxSynchronize);
   return td::forward(ta::Fn::k_cuCtxSynchronize, td::driver_table().p_muCtxSynchronize);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSynchronize(void) {
@@ -2652,6 +2832,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxSynchronize_v2)>(ta::Fn::k_cuCtxSynchronize_v2);
     return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxSynchronize_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxSynchronize_v2);
   return td::refuse(ta::Fn::k_cuCtxSynchronize_v2, k_note_cuCtxSynchronize_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSynchronize_v2(CUcontext ctx) {
@@ -2674,6 +2856,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuCtxWaitEvent)>(ta::Fn::k_cuCtxWaitEvent);
     return nv ? nv(hCtx, hEvent) : td::no_nvidia_driver(ta::Fn::k_cuCtxWaitEvent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuCtxWaitEvent);
   return td::refuse(ta::Fn::k_cuCtxWaitEvent, k_note_cuCtxWaitEvent);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) {
@@ -2696,6 +2880,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDestroyExternalMemory)>(ta::Fn::k_cuDestroyExternalMemory);
     return nv ? nv(extMem) : td::no_nvidia_driver(ta::Fn::k_cuDestroyExternalMemory);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDestroyExternalMemory);
   return td::refuse(ta::Fn::k_cuDestroyExternalMemory, k_note_cuDestroyExternalMemory);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDestroyExternalMemory(CUexternalMemory extMem) {
@@ -2718,6 +2904,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDestroyExternalSemaphore)>(ta::Fn::k_cuDestroyExternalSemaphore);
     return nv ? nv(extSem) : td::no_nvidia_driver(ta::Fn::k_cuDestroyExternalSemaphore);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDestroyExternalSemaphore);
   return td::refuse(ta::Fn::k_cuDestroyExternalSemaphore, k_note_cuDestroyExternalSemaphore);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDestroyExternalSemaphore(CUexternalSemaphore extSem) {
@@ -2740,6 +2928,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDevResourceGenerateDesc)>(ta::Fn::k_cuDevResourceGenerateDesc);
     return nv ? nv(phDesc, resources, nbResources) : td::no_nvidia_driver(ta::Fn::k_cuDevResourceGenerateDesc);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDevResourceGenerateDesc);
   ta::zero_out(phDesc);
   return td::refuse(ta::Fn::k_cuDevResourceGenerateDesc, k_note_cuDevResourceGenerateDesc);
 }
@@ -2763,6 +2953,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDevSmResourceSplit)>(ta::Fn::k_cuDevSmResourceSplit);
     return nv ? nv(result, nbGroups, input, remainder, flags, groupParams) : td::no_nvidia_driver(ta::Fn::k_cuDevSmResourceSplit);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDevSmResourceSplit);
   return td::refuse(ta::Fn::k_cuDevSmResourceSplit, k_note_cuDevSmResourceSplit);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDevSmResourceSplit(CUdevResource * result, unsigned int nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, CU_DEV_SM_RESOURCE_GROUP_PARAMS * groupParams) {
@@ -2785,6 +2977,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDevSmResourceSplitByCount)>(ta::Fn::k_cuDevSmResourceSplitByCount);
     return nv ? nv(result, nbGroups, input, remainder, flags, minCount) : td::no_nvidia_driver(ta::Fn::k_cuDevSmResourceSplitByCount);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDevSmResourceSplitByCount);
   ta::zero_out(nbGroups);
   return td::refuse(ta::Fn::k_cuDevSmResourceSplitByCount, k_note_cuDevSmResourceSplitByCount);
 }
@@ -2808,6 +3002,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceCanAccessPeer)>(ta::Fn::k_cuDeviceCanAccessPeer);
     return nv ? nv(canAccessPeer, dev, peerDev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceCanAccessPeer);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceCanAccessPeer);
   return td::forward(ta::Fn::k_cuDeviceCanAccessPeer, td::driver_table().p_muDeviceCanAccessPeer, canAccessPeer, dev, peerDev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceCanAccessPeer(int * canAccessPeer, CUdevice dev, CUdevice peerDev) {
@@ -2830,6 +3026,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceComputeCapability)>(ta::Fn::k_cuDeviceComputeCapability);
     return nv ? nv(major, minor, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceComputeCapability);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceComputeCapability);
   return td::impl::shim_cuDeviceComputeCapability(major, minor, dev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceComputeCapability(int * major, int * minor, CUdevice dev) {
@@ -2852,6 +3050,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetByPCIBusId)>(ta::Fn::k_cuDeviceGetByPCIBusId);
     return nv ? nv(dev, pciBusId) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetByPCIBusId);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetByPCIBusId);
   return td::forward(ta::Fn::k_cuDeviceGetByPCIBusId, td::driver_table().p_muDeviceGetByPCIBusId, dev, pciBusId);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetByPCIBusId(CUdevice * dev, const char * pciBusId) {
@@ -2874,6 +3074,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetDefaultMemPool)>(ta::Fn::k_cuDeviceGetDefaultMemPool);
     return nv ? nv(pool_out, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetDefaultMemPool);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetDefaultMemPool);
   ta::zero_out(pool_out);
   return td::refuse(ta::Fn::k_cuDeviceGetDefaultMemPool, k_note_cuDeviceGetDefaultMemPool);
 }
@@ -2897,6 +3099,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetDevResource)>(ta::Fn::k_cuDeviceGetDevResource);
     return nv ? nv(device, resource, type) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetDevResource);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetDevResource);
   return td::refuse(ta::Fn::k_cuDeviceGetDevResource, k_note_cuDeviceGetDevResource);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetDevResource(CUdevice device, CUdevResource * resource, CUdevResourceType type) {
@@ -2919,6 +3123,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetExecAffinitySupport)>(ta::Fn::k_cuDeviceGetExecAffinitySupport);
     return nv ? nv(pi, type, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetExecAffinitySupport);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetExecAffinitySupport);
   ta::zero_out(pi);
   return td::refuse(ta::Fn::k_cuDeviceGetExecAffinitySupport, k_note_cuDeviceGetExecAffinitySupport);
 }
@@ -2942,6 +3148,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetGraphMemAttribute)>(ta::Fn::k_cuDeviceGetGraphMemAttribute);
     return nv ? nv(device, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetGraphMemAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetGraphMemAttribute);
   return td::refuse(ta::Fn::k_cuDeviceGetGraphMemAttribute, k_note_cuDeviceGetGraphMemAttribute);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value) {
@@ -2964,6 +3172,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetHostAtomicCapabilities)>(ta::Fn::k_cuDeviceGetHostAtomicCapabilities);
     return nv ? nv(capabilities, operations, count, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetHostAtomicCapabilities);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetHostAtomicCapabilities);
   ta::zero_out(capabilities);
   return td::refuse(ta::Fn::k_cuDeviceGetHostAtomicCapabilities, k_note_cuDeviceGetHostAtomicCapabilities);
 }
@@ -2987,6 +3197,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetLuid)>(ta::Fn::k_cuDeviceGetLuid);
     return nv ? nv(luid, deviceNodeMask, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetLuid);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetLuid);
   ta::zero_out(deviceNodeMask);
   return td::refuse(ta::Fn::k_cuDeviceGetLuid, k_note_cuDeviceGetLuid);
 }
@@ -3010,6 +3222,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetMemPool)>(ta::Fn::k_cuDeviceGetMemPool);
     return nv ? nv(pool, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetMemPool);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetMemPool);
   ta::zero_out(pool);
   return td::refuse(ta::Fn::k_cuDeviceGetMemPool, k_note_cuDeviceGetMemPool);
 }
@@ -3033,6 +3247,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetName)>(ta::Fn::k_cuDeviceGetName);
     return nv ? nv(name, len, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetName);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetName);
   return td::forward(ta::Fn::k_cuDeviceGetName, td::driver_table().p_muDeviceGetName, name, len, dev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetName(char * name, int len, CUdevice dev) {
@@ -3055,6 +3271,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetNvSciSyncAttributes)>(ta::Fn::k_cuDeviceGetNvSciSyncAttributes);
     return nv ? nv(nvSciSyncAttrList, dev, flags) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetNvSciSyncAttributes);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetNvSciSyncAttributes);
   return td::refuse(ta::Fn::k_cuDeviceGetNvSciSyncAttributes, k_note_cuDeviceGetNvSciSyncAttributes);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, CUdevice dev, int flags) {
@@ -3077,6 +3295,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetP2PAtomicCapabilities)>(ta::Fn::k_cuDeviceGetP2PAtomicCapabilities);
     return nv ? nv(capabilities, operations, count, srcDevice, dstDevice) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetP2PAtomicCapabilities);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetP2PAtomicCapabilities);
   ta::zero_out(capabilities);
   return td::refuse(ta::Fn::k_cuDeviceGetP2PAtomicCapabilities, k_note_cuDeviceGetP2PAtomicCapabilities);
 }
@@ -3100,6 +3320,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetP2PAttribute)>(ta::Fn::k_cuDeviceGetP2PAttribute);
     return nv ? nv(value, attrib, srcDevice, dstDevice) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetP2PAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetP2PAttribute);
   ta::zero_out(value);
   return td::refuse(ta::Fn::k_cuDeviceGetP2PAttribute, k_note_cuDeviceGetP2PAttribute);
 }
@@ -3123,6 +3345,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetPCIBusId)>(ta::Fn::k_cuDeviceGetPCIBusId);
     return nv ? nv(pciBusId, len, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetPCIBusId);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetPCIBusId);
   return td::forward(ta::Fn::k_cuDeviceGetPCIBusId, td::driver_table().p_muDeviceGetPCIBusId, pciBusId, len, dev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetPCIBusId(char * pciBusId, int len, CUdevice dev) {
@@ -3145,6 +3369,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetProperties)>(ta::Fn::k_cuDeviceGetProperties);
     return nv ? nv(prop, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetProperties);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetProperties);
   return td::refuse(ta::Fn::k_cuDeviceGetProperties, k_note_cuDeviceGetProperties);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetProperties(CUdevprop * prop, CUdevice dev) {
@@ -3167,6 +3393,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetTexture1DLinearMaxWidth)>(ta::Fn::k_cuDeviceGetTexture1DLinearMaxWidth);
     return nv ? nv(maxWidthInElements, format, numChannels, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetTexture1DLinearMaxWidth);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetTexture1DLinearMaxWidth);
   ta::zero_out(maxWidthInElements);
   return td::refuse(ta::Fn::k_cuDeviceGetTexture1DLinearMaxWidth, k_note_cuDeviceGetTexture1DLinearMaxWidth);
 }
@@ -3190,6 +3418,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetUuid)>(ta::Fn::k_cuDeviceGetUuid);
     return nv ? nv(uuid, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetUuid);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetUuid);
   return td::forward(ta::Fn::k_cuDeviceGetUuid, td::driver_table().p_muDeviceGetUuid, uuid, dev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetUuid(CUuuid * uuid, CUdevice dev) {
@@ -3212,6 +3442,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetUuid_v2)>(ta::Fn::k_cuDeviceGetUuid_v2);
     return nv ? nv(uuid, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetUuid_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGetUuid_v2);
   return td::forward(ta::Fn::k_cuDeviceGetUuid_v2, td::driver_table().p_muDeviceGetUuid_v2, uuid, dev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetUuid_v2(CUuuid * uuid, CUdevice dev) {
@@ -3234,6 +3466,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceGraphMemTrim)>(ta::Fn::k_cuDeviceGraphMemTrim);
     return nv ? nv(device) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGraphMemTrim);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceGraphMemTrim);
   return td::refuse(ta::Fn::k_cuDeviceGraphMemTrim, k_note_cuDeviceGraphMemTrim);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGraphMemTrim(CUdevice device) {
@@ -3256,6 +3490,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxGetState)>(ta::Fn::k_cuDevicePrimaryCtxGetState);
     return nv ? nv(dev, flags, active) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxGetState);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDevicePrimaryCtxGetState);
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxGetState, td::driver_table().p_muDevicePrimaryCtxGetState, dev, flags, active);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int * flags, int * active) {
@@ -3278,6 +3514,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxRelease)>(ta::Fn::k_cuDevicePrimaryCtxRelease);
     return nv ? nv(dev) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxRelease);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDevicePrimaryCtxRelease);
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxRelease, td::driver_table().p_muDevicePrimaryCtxRelease_v2, dev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxRelease(CUdevice dev) {
@@ -3300,6 +3538,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxRelease_v2)>(ta::Fn::k_cuDevicePrimaryCtxRelease_v2);
     return nv ? nv(dev) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxRelease_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDevicePrimaryCtxRelease_v2);
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxRelease_v2, td::driver_table().p_muDevicePrimaryCtxRelease_v2, dev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
@@ -3322,6 +3562,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxReset)>(ta::Fn::k_cuDevicePrimaryCtxReset);
     return nv ? nv(dev) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxReset);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDevicePrimaryCtxReset);
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxReset, td::driver_table().p_muDevicePrimaryCtxReset_v2, dev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxReset(CUdevice dev) {
@@ -3344,6 +3586,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxReset_v2)>(ta::Fn::k_cuDevicePrimaryCtxReset_v2);
     return nv ? nv(dev) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxReset_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDevicePrimaryCtxReset_v2);
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxReset_v2, td::driver_table().p_muDevicePrimaryCtxReset_v2, dev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxReset_v2(CUdevice dev) {
@@ -3366,6 +3610,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxRetain)>(ta::Fn::k_cuDevicePrimaryCtxRetain);
     return nv ? nv(pctx, dev) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxRetain);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDevicePrimaryCtxRetain);
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxRetain, td::driver_table().p_muDevicePrimaryCtxRetain, pctx, dev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxRetain(CUcontext * pctx, CUdevice dev) {
@@ -3388,6 +3634,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxSetFlags)>(ta::Fn::k_cuDevicePrimaryCtxSetFlags);
     return nv ? nv(dev, flags) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxSetFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDevicePrimaryCtxSetFlags);
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxSetFlags, td::driver_table().p_muDevicePrimaryCtxSetFlags_v2, dev, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) {
@@ -3410,6 +3658,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxSetFlags_v2)>(ta::Fn::k_cuDevicePrimaryCtxSetFlags_v2);
     return nv ? nv(dev, flags) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxSetFlags_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDevicePrimaryCtxSetFlags_v2);
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxSetFlags_v2, td::driver_table().p_muDevicePrimaryCtxSetFlags_v2, dev, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags) {
@@ -3432,6 +3682,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceRegisterAsyncNotification)>(ta::Fn::k_cuDeviceRegisterAsyncNotification);
     return nv ? nv(device, callbackFunc, userData, callback) : td::no_nvidia_driver(ta::Fn::k_cuDeviceRegisterAsyncNotification);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceRegisterAsyncNotification);
   ta::zero_out(callback);
   return td::refuse(ta::Fn::k_cuDeviceRegisterAsyncNotification, k_note_cuDeviceRegisterAsyncNotification);
 }
@@ -3455,6 +3707,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceSetGraphMemAttribute)>(ta::Fn::k_cuDeviceSetGraphMemAttribute);
     return nv ? nv(device, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuDeviceSetGraphMemAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceSetGraphMemAttribute);
   return td::refuse(ta::Fn::k_cuDeviceSetGraphMemAttribute, k_note_cuDeviceSetGraphMemAttribute);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value) {
@@ -3477,6 +3731,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceSetMemPool)>(ta::Fn::k_cuDeviceSetMemPool);
     return nv ? nv(dev, pool) : td::no_nvidia_driver(ta::Fn::k_cuDeviceSetMemPool);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceSetMemPool);
   return td::refuse(ta::Fn::k_cuDeviceSetMemPool, k_note_cuDeviceSetMemPool);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
@@ -3499,6 +3755,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceTotalMem)>(ta::Fn::k_cuDeviceTotalMem);
     return nv ? nv(bytes, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceTotalMem);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceTotalMem);
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuDeviceTotalMem, k_note_cuDeviceTotalMem);
 }
@@ -3522,6 +3780,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceTotalMem_v2)>(ta::Fn::k_cuDeviceTotalMem_v2);
     return nv ? nv(bytes, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceTotalMem_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceTotalMem_v2);
   return td::forward(ta::Fn::k_cuDeviceTotalMem_v2, td::driver_table().p_muDeviceTotalMem_v2, bytes, dev);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceTotalMem_v2(size_t * bytes, CUdevice dev) {
@@ -3544,6 +3804,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuDeviceUnregisterAsyncNotification)>(ta::Fn::k_cuDeviceUnregisterAsyncNotification);
     return nv ? nv(device, callback) : td::no_nvidia_driver(ta::Fn::k_cuDeviceUnregisterAsyncNotification);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuDeviceUnregisterAsyncNotification);
   return td::refuse(ta::Fn::k_cuDeviceUnregisterAsyncNotification, k_note_cuDeviceUnregisterAsyncNotification);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback) {
@@ -3566,6 +3828,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuEventCreate)>(ta::Fn::k_cuEventCreate);
     return nv ? nv(phEvent, Flags) : td::no_nvidia_driver(ta::Fn::k_cuEventCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuEventCreate);
   return td::forward(ta::Fn::k_cuEventCreate, td::driver_table().p_muEventCreate, phEvent, Flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuEventCreate(CUevent * phEvent, unsigned int Flags) {
@@ -3588,6 +3852,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuEventDestroy)>(ta::Fn::k_cuEventDestroy);
     return nv ? nv(hEvent) : td::no_nvidia_driver(ta::Fn::k_cuEventDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuEventDestroy);
   return td::forward(ta::Fn::k_cuEventDestroy, td::driver_table().p_muEventDestroy_v2, hEvent);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuEventDestroy(CUevent hEvent) {
@@ -3610,6 +3876,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuEventDestroy_v2)>(ta::Fn::k_cuEventDestroy_v2);
     return nv ? nv(hEvent) : td::no_nvidia_driver(ta::Fn::k_cuEventDestroy_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuEventDestroy_v2);
   return td::forward(ta::Fn::k_cuEventDestroy_v2, td::driver_table().p_muEventDestroy_v2, hEvent);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuEventDestroy_v2(CUevent hEvent) {
@@ -3632,6 +3900,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuEventElapsedTime)>(ta::Fn::k_cuEventElapsedTime);
     return nv ? nv(pMilliseconds, hStart, hEnd) : td::no_nvidia_driver(ta::Fn::k_cuEventElapsedTime);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuEventElapsedTime);
   return td::forward(ta::Fn::k_cuEventElapsedTime, td::driver_table().p_muEventElapsedTime_v2, pMilliseconds, hStart, hEnd);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuEventElapsedTime(float * pMilliseconds, CUevent hStart, CUevent hEnd) {
@@ -3654,6 +3924,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuEventElapsedTime_v2)>(ta::Fn::k_cuEventElapsedTime_v2);
     return nv ? nv(pMilliseconds, hStart, hEnd) : td::no_nvidia_driver(ta::Fn::k_cuEventElapsedTime_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuEventElapsedTime_v2);
   return td::forward(ta::Fn::k_cuEventElapsedTime_v2, td::driver_table().p_muEventElapsedTime_v2, pMilliseconds, hStart, hEnd);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuEventElapsedTime_v2(float * pMilliseconds, CUevent hStart, CUevent hEnd) {
@@ -3676,6 +3948,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuEventQuery)>(ta::Fn::k_cuEventQuery);
     return nv ? nv(hEvent) : td::no_nvidia_driver(ta::Fn::k_cuEventQuery);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuEventQuery);
   return td::forward(ta::Fn::k_cuEventQuery, td::driver_table().p_muEventQuery, hEvent);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuEventQuery(CUevent hEvent) {
@@ -3698,6 +3972,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuEventRecord)>(ta::Fn::k_cuEventRecord);
     return nv ? nv(hEvent, hStream) : td::no_nvidia_driver(ta::Fn::k_cuEventRecord);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuEventRecord);
   return td::forward(ta::Fn::k_cuEventRecord, td::driver_table().p_muEventRecord, hEvent, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuEventRecord(CUevent hEvent, CUstream hStream) {
@@ -3720,6 +3996,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuEventRecordWithFlags)>(ta::Fn::k_cuEventRecordWithFlags);
     return nv ? nv(hEvent, hStream, flags) : td::no_nvidia_driver(ta::Fn::k_cuEventRecordWithFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuEventRecordWithFlags);
   return td::refuse(ta::Fn::k_cuEventRecordWithFlags, k_note_cuEventRecordWithFlags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
@@ -3742,6 +4020,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuEventRecordWithFlags_ptsz)>(ta::Fn::k_cuEventRecordWithFlags_ptsz);
     return nv ? nv(hEvent, hStream, flags) : td::no_nvidia_driver(ta::Fn::k_cuEventRecordWithFlags_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuEventRecordWithFlags_ptsz);
   return td::refuse(ta::Fn::k_cuEventRecordWithFlags_ptsz, k_note_cuEventRecordWithFlags_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags) {
@@ -3764,6 +4044,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuEventRecord_ptsz)>(ta::Fn::k_cuEventRecord_ptsz);
     return nv ? nv(hEvent, hStream) : td::no_nvidia_driver(ta::Fn::k_cuEventRecord_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuEventRecord_ptsz);
   return td::forward(ta::Fn::k_cuEventRecord_ptsz, td::driver_table().p_muEventRecord, hEvent, td::per_thread_stream(hStream));
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) {
@@ -3786,6 +4068,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuEventSynchronize)>(ta::Fn::k_cuEventSynchronize);
     return nv ? nv(hEvent) : td::no_nvidia_driver(ta::Fn::k_cuEventSynchronize);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuEventSynchronize);
   return td::forward(ta::Fn::k_cuEventSynchronize, td::driver_table().p_muEventSynchronize, hEvent);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuEventSynchronize(CUevent hEvent) {
@@ -3808,6 +4092,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuExternalMemoryGetMappedBuffer)>(ta::Fn::k_cuExternalMemoryGetMappedBuffer);
     return nv ? nv(devPtr, extMem, bufferDesc) : td::no_nvidia_driver(ta::Fn::k_cuExternalMemoryGetMappedBuffer);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuExternalMemoryGetMappedBuffer);
   ta::zero_out(devPtr);
   return td::refuse(ta::Fn::k_cuExternalMemoryGetMappedBuffer, k_note_cuExternalMemoryGetMappedBuffer);
 }
@@ -3831,6 +4117,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuExternalMemoryGetMappedMipmappedArray)>(ta::Fn::k_cuExternalMemoryGetMappedMipmappedArray);
     return nv ? nv(mipmap, extMem, mipmapDesc) : td::no_nvidia_driver(ta::Fn::k_cuExternalMemoryGetMappedMipmappedArray);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuExternalMemoryGetMappedMipmappedArray);
   ta::zero_out(mipmap);
   return td::refuse(ta::Fn::k_cuExternalMemoryGetMappedMipmappedArray, k_note_cuExternalMemoryGetMappedMipmappedArray);
 }
@@ -3854,6 +4142,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFlushGPUDirectRDMAWrites)>(ta::Fn::k_cuFlushGPUDirectRDMAWrites);
     return nv ? nv(target, scope) : td::no_nvidia_driver(ta::Fn::k_cuFlushGPUDirectRDMAWrites);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFlushGPUDirectRDMAWrites);
   return td::impl::shim_cuFlushGPUDirectRDMAWrites(target, scope);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope) {
@@ -3876,6 +4166,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncGetAttribute)>(ta::Fn::k_cuFuncGetAttribute);
     return nv ? nv(pi, attrib, hfunc) : td::no_nvidia_driver(ta::Fn::k_cuFuncGetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFuncGetAttribute);
   ta::zero_out(pi);
   return td::refuse(ta::Fn::k_cuFuncGetAttribute, k_note_cuFuncGetAttribute);
 }
@@ -3899,6 +4191,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncGetModule)>(ta::Fn::k_cuFuncGetModule);
     return nv ? nv(hmod, hfunc) : td::no_nvidia_driver(ta::Fn::k_cuFuncGetModule);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFuncGetModule);
   ta::zero_out(hmod);
   return td::refuse(ta::Fn::k_cuFuncGetModule, k_note_cuFuncGetModule);
 }
@@ -3922,6 +4216,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncGetName)>(ta::Fn::k_cuFuncGetName);
     return nv ? nv(name, hfunc) : td::no_nvidia_driver(ta::Fn::k_cuFuncGetName);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFuncGetName);
   ta::zero_out(name);
   return td::refuse(ta::Fn::k_cuFuncGetName, k_note_cuFuncGetName);
 }
@@ -3945,6 +4241,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncGetParamCount)>(ta::Fn::k_cuFuncGetParamCount);
     return nv ? nv(func, paramCount) : td::no_nvidia_driver(ta::Fn::k_cuFuncGetParamCount);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFuncGetParamCount);
   ta::zero_out(paramCount);
   return td::refuse(ta::Fn::k_cuFuncGetParamCount, k_note_cuFuncGetParamCount);
 }
@@ -3968,6 +4266,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncGetParamInfo)>(ta::Fn::k_cuFuncGetParamInfo);
     return nv ? nv(func, paramIndex, paramOffset, paramSize) : td::no_nvidia_driver(ta::Fn::k_cuFuncGetParamInfo);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFuncGetParamInfo);
   ta::zero_out(paramOffset);
   ta::zero_out(paramSize);
   return td::refuse(ta::Fn::k_cuFuncGetParamInfo, k_note_cuFuncGetParamInfo);
@@ -3992,6 +4292,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncIsLoaded)>(ta::Fn::k_cuFuncIsLoaded);
     return nv ? nv(state, function) : td::no_nvidia_driver(ta::Fn::k_cuFuncIsLoaded);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFuncIsLoaded);
   return td::refuse(ta::Fn::k_cuFuncIsLoaded, k_note_cuFuncIsLoaded);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuFuncIsLoaded(CUfunctionLoadingState * state, CUfunction function) {
@@ -4014,6 +4316,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncLoad)>(ta::Fn::k_cuFuncLoad);
     return nv ? nv(function) : td::no_nvidia_driver(ta::Fn::k_cuFuncLoad);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFuncLoad);
   return td::refuse(ta::Fn::k_cuFuncLoad, k_note_cuFuncLoad);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuFuncLoad(CUfunction function) {
@@ -4036,6 +4340,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncSetAttribute)>(ta::Fn::k_cuFuncSetAttribute);
     return nv ? nv(hfunc, attrib, value) : td::no_nvidia_driver(ta::Fn::k_cuFuncSetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFuncSetAttribute);
   return td::refuse(ta::Fn::k_cuFuncSetAttribute, k_note_cuFuncSetAttribute);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
@@ -4058,6 +4364,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncSetBlockShape)>(ta::Fn::k_cuFuncSetBlockShape);
     return nv ? nv(hfunc, x, y, z) : td::no_nvidia_driver(ta::Fn::k_cuFuncSetBlockShape);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFuncSetBlockShape);
   return td::no_binary(ta::Fn::k_cuFuncSetBlockShape, nullptr, nullptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z) {
@@ -4080,6 +4388,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncSetCacheConfig)>(ta::Fn::k_cuFuncSetCacheConfig);
     return nv ? nv(hfunc, config) : td::no_nvidia_driver(ta::Fn::k_cuFuncSetCacheConfig);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFuncSetCacheConfig);
   return td::refuse(ta::Fn::k_cuFuncSetCacheConfig, k_note_cuFuncSetCacheConfig);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) {
@@ -4102,6 +4412,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncSetSharedMemConfig)>(ta::Fn::k_cuFuncSetSharedMemConfig);
     return nv ? nv(hfunc, config) : td::no_nvidia_driver(ta::Fn::k_cuFuncSetSharedMemConfig);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFuncSetSharedMemConfig);
   return td::refuse(ta::Fn::k_cuFuncSetSharedMemConfig, k_note_cuFuncSetSharedMemConfig);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config) {
@@ -4124,6 +4436,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncSetSharedSize)>(ta::Fn::k_cuFuncSetSharedSize);
     return nv ? nv(hfunc, bytes) : td::no_nvidia_driver(ta::Fn::k_cuFuncSetSharedSize);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuFuncSetSharedSize);
   return td::no_binary(ta::Fn::k_cuFuncSetSharedSize, nullptr, nullptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes) {
@@ -4169,6 +4483,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddBatchMemOpNode)>(ta::Fn::k_cuGraphAddBatchMemOpNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddBatchMemOpNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddBatchMemOpNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddBatchMemOpNode, k_note_cuGraphAddBatchMemOpNode);
 }
@@ -4192,6 +4508,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddChildGraphNode)>(ta::Fn::k_cuGraphAddChildGraphNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, childGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddChildGraphNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddChildGraphNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddChildGraphNode, k_note_cuGraphAddChildGraphNode);
 }
@@ -4215,6 +4533,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddDependencies)>(ta::Fn::k_cuGraphAddDependencies);
     return nv ? nv(hGraph, from, to, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddDependencies);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddDependencies);
   return td::refuse(ta::Fn::k_cuGraphAddDependencies, k_note_cuGraphAddDependencies);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies) {
@@ -4237,6 +4557,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddDependencies_v2)>(ta::Fn::k_cuGraphAddDependencies_v2);
     return nv ? nv(hGraph, from, to, edgeData, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddDependencies_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddDependencies_v2);
   return td::refuse(ta::Fn::k_cuGraphAddDependencies_v2, k_note_cuGraphAddDependencies_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies) {
@@ -4259,6 +4581,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddEmptyNode)>(ta::Fn::k_cuGraphAddEmptyNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddEmptyNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddEmptyNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddEmptyNode, k_note_cuGraphAddEmptyNode);
 }
@@ -4282,6 +4606,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddEventRecordNode)>(ta::Fn::k_cuGraphAddEventRecordNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, event) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddEventRecordNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddEventRecordNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddEventRecordNode, k_note_cuGraphAddEventRecordNode);
 }
@@ -4305,6 +4631,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddEventWaitNode)>(ta::Fn::k_cuGraphAddEventWaitNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, event) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddEventWaitNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddEventWaitNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddEventWaitNode, k_note_cuGraphAddEventWaitNode);
 }
@@ -4328,6 +4656,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddExternalSemaphoresSignalNode)>(ta::Fn::k_cuGraphAddExternalSemaphoresSignalNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddExternalSemaphoresSignalNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddExternalSemaphoresSignalNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddExternalSemaphoresSignalNode, k_note_cuGraphAddExternalSemaphoresSignalNode);
 }
@@ -4351,6 +4681,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddExternalSemaphoresWaitNode)>(ta::Fn::k_cuGraphAddExternalSemaphoresWaitNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddExternalSemaphoresWaitNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddExternalSemaphoresWaitNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddExternalSemaphoresWaitNode, k_note_cuGraphAddExternalSemaphoresWaitNode);
 }
@@ -4374,6 +4706,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddHostNode)>(ta::Fn::k_cuGraphAddHostNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddHostNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddHostNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddHostNode, k_note_cuGraphAddHostNode);
 }
@@ -4397,6 +4731,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddKernelNode)>(ta::Fn::k_cuGraphAddKernelNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddKernelNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddKernelNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddKernelNode, k_note_cuGraphAddKernelNode);
 }
@@ -4420,6 +4756,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddKernelNode_v2)>(ta::Fn::k_cuGraphAddKernelNode_v2);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddKernelNode_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddKernelNode_v2);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddKernelNode_v2, k_note_cuGraphAddKernelNode_v2);
 }
@@ -4443,6 +4781,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddMemAllocNode)>(ta::Fn::k_cuGraphAddMemAllocNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddMemAllocNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddMemAllocNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddMemAllocNode, k_note_cuGraphAddMemAllocNode);
 }
@@ -4466,6 +4806,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddMemFreeNode)>(ta::Fn::k_cuGraphAddMemFreeNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, dptr) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddMemFreeNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddMemFreeNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddMemFreeNode, k_note_cuGraphAddMemFreeNode);
 }
@@ -4489,6 +4831,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddMemcpyNode)>(ta::Fn::k_cuGraphAddMemcpyNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddMemcpyNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddMemcpyNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddMemcpyNode, k_note_cuGraphAddMemcpyNode);
 }
@@ -4512,6 +4856,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddMemsetNode)>(ta::Fn::k_cuGraphAddMemsetNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddMemsetNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddMemsetNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddMemsetNode, k_note_cuGraphAddMemsetNode);
 }
@@ -4535,6 +4881,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddNode)>(ta::Fn::k_cuGraphAddNode);
     return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddNode);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddNode, k_note_cuGraphAddNode);
 }
@@ -4558,6 +4906,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphAddNode_v2)>(ta::Fn::k_cuGraphAddNode_v2);
     return nv ? nv(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddNode_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphAddNode_v2);
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddNode_v2, k_note_cuGraphAddNode_v2);
 }
@@ -4581,6 +4931,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphBatchMemOpNodeGetParams)>(ta::Fn::k_cuGraphBatchMemOpNodeGetParams);
     return nv ? nv(hNode, nodeParams_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphBatchMemOpNodeGetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphBatchMemOpNodeGetParams);
   return td::refuse(ta::Fn::k_cuGraphBatchMemOpNodeGetParams, k_note_cuGraphBatchMemOpNodeGetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams_out) {
@@ -4603,6 +4955,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphBatchMemOpNodeSetParams)>(ta::Fn::k_cuGraphBatchMemOpNodeSetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphBatchMemOpNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphBatchMemOpNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphBatchMemOpNodeSetParams, k_note_cuGraphBatchMemOpNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
@@ -4625,6 +4979,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphChildGraphNodeGetGraph)>(ta::Fn::k_cuGraphChildGraphNodeGetGraph);
     return nv ? nv(hNode, phGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphChildGraphNodeGetGraph);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphChildGraphNodeGetGraph);
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuGraphChildGraphNodeGetGraph, k_note_cuGraphChildGraphNodeGetGraph);
 }
@@ -4648,6 +5004,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphClone)>(ta::Fn::k_cuGraphClone);
     return nv ? nv(phGraphClone, originalGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphClone);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphClone);
   ta::zero_out(phGraphClone);
   return td::refuse(ta::Fn::k_cuGraphClone, k_note_cuGraphClone);
 }
@@ -4671,6 +5029,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphConditionalHandleCreate)>(ta::Fn::k_cuGraphConditionalHandleCreate);
     return nv ? nv(pHandle_out, hGraph, ctx, defaultLaunchValue, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphConditionalHandleCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphConditionalHandleCreate);
   ta::zero_out(pHandle_out);
   return td::refuse(ta::Fn::k_cuGraphConditionalHandleCreate, k_note_cuGraphConditionalHandleCreate);
 }
@@ -4694,6 +5054,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphCreate)>(ta::Fn::k_cuGraphCreate);
     return nv ? nv(phGraph, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphCreate);
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuGraphCreate, k_note_cuGraphCreate);
 }
@@ -4717,6 +5079,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphDebugDotPrint)>(ta::Fn::k_cuGraphDebugDotPrint);
     return nv ? nv(hGraph, path, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphDebugDotPrint);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphDebugDotPrint);
   return td::refuse(ta::Fn::k_cuGraphDebugDotPrint, k_note_cuGraphDebugDotPrint);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphDebugDotPrint(CUgraph hGraph, const char * path, unsigned int flags) {
@@ -4739,6 +5103,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphDestroy)>(ta::Fn::k_cuGraphDestroy);
     return nv ? nv(hGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphDestroy);
   return td::refuse(ta::Fn::k_cuGraphDestroy, k_note_cuGraphDestroy);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphDestroy(CUgraph hGraph) {
@@ -4761,6 +5127,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphDestroyNode)>(ta::Fn::k_cuGraphDestroyNode);
     return nv ? nv(hNode) : td::no_nvidia_driver(ta::Fn::k_cuGraphDestroyNode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphDestroyNode);
   return td::refuse(ta::Fn::k_cuGraphDestroyNode, k_note_cuGraphDestroyNode);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphDestroyNode(CUgraphNode hNode) {
@@ -4783,6 +5151,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphEventRecordNodeGetEvent)>(ta::Fn::k_cuGraphEventRecordNodeGetEvent);
     return nv ? nv(hNode, event_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphEventRecordNodeGetEvent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphEventRecordNodeGetEvent);
   ta::zero_out(event_out);
   return td::refuse(ta::Fn::k_cuGraphEventRecordNodeGetEvent, k_note_cuGraphEventRecordNodeGetEvent);
 }
@@ -4806,6 +5176,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphEventRecordNodeSetEvent)>(ta::Fn::k_cuGraphEventRecordNodeSetEvent);
     return nv ? nv(hNode, event) : td::no_nvidia_driver(ta::Fn::k_cuGraphEventRecordNodeSetEvent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphEventRecordNodeSetEvent);
   return td::refuse(ta::Fn::k_cuGraphEventRecordNodeSetEvent, k_note_cuGraphEventRecordNodeSetEvent);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event) {
@@ -4828,6 +5200,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphEventWaitNodeGetEvent)>(ta::Fn::k_cuGraphEventWaitNodeGetEvent);
     return nv ? nv(hNode, event_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphEventWaitNodeGetEvent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphEventWaitNodeGetEvent);
   ta::zero_out(event_out);
   return td::refuse(ta::Fn::k_cuGraphEventWaitNodeGetEvent, k_note_cuGraphEventWaitNodeGetEvent);
 }
@@ -4851,6 +5225,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphEventWaitNodeSetEvent)>(ta::Fn::k_cuGraphEventWaitNodeSetEvent);
     return nv ? nv(hNode, event) : td::no_nvidia_driver(ta::Fn::k_cuGraphEventWaitNodeSetEvent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphEventWaitNodeSetEvent);
   return td::refuse(ta::Fn::k_cuGraphEventWaitNodeSetEvent, k_note_cuGraphEventWaitNodeSetEvent);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) {
@@ -4873,6 +5249,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecBatchMemOpNodeSetParams)>(ta::Fn::k_cuGraphExecBatchMemOpNodeSetParams);
     return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecBatchMemOpNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecBatchMemOpNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphExecBatchMemOpNodeSetParams, k_note_cuGraphExecBatchMemOpNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
@@ -4895,6 +5273,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecChildGraphNodeSetParams)>(ta::Fn::k_cuGraphExecChildGraphNodeSetParams);
     return nv ? nv(hGraphExec, hNode, childGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecChildGraphNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecChildGraphNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphExecChildGraphNodeSetParams, k_note_cuGraphExecChildGraphNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph) {
@@ -4917,6 +5297,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecDestroy)>(ta::Fn::k_cuGraphExecDestroy);
     return nv ? nv(hGraphExec) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecDestroy);
   return td::refuse(ta::Fn::k_cuGraphExecDestroy, k_note_cuGraphExecDestroy);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecDestroy(CUgraphExec hGraphExec) {
@@ -4939,6 +5321,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecEventRecordNodeSetEvent)>(ta::Fn::k_cuGraphExecEventRecordNodeSetEvent);
     return nv ? nv(hGraphExec, hNode, event) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecEventRecordNodeSetEvent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecEventRecordNodeSetEvent);
   return td::refuse(ta::Fn::k_cuGraphExecEventRecordNodeSetEvent, k_note_cuGraphExecEventRecordNodeSetEvent);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
@@ -4961,6 +5345,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecEventWaitNodeSetEvent)>(ta::Fn::k_cuGraphExecEventWaitNodeSetEvent);
     return nv ? nv(hGraphExec, hNode, event) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecEventWaitNodeSetEvent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecEventWaitNodeSetEvent);
   return td::refuse(ta::Fn::k_cuGraphExecEventWaitNodeSetEvent, k_note_cuGraphExecEventWaitNodeSetEvent);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
@@ -4983,6 +5369,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecExternalSemaphoresSignalNodeSetParams)>(ta::Fn::k_cuGraphExecExternalSemaphoresSignalNodeSetParams);
     return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecExternalSemaphoresSignalNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecExternalSemaphoresSignalNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphExecExternalSemaphoresSignalNodeSetParams, k_note_cuGraphExecExternalSemaphoresSignalNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
@@ -5005,6 +5393,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecExternalSemaphoresWaitNodeSetParams)>(ta::Fn::k_cuGraphExecExternalSemaphoresWaitNodeSetParams);
     return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecExternalSemaphoresWaitNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecExternalSemaphoresWaitNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphExecExternalSemaphoresWaitNodeSetParams, k_note_cuGraphExecExternalSemaphoresWaitNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
@@ -5027,6 +5417,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecGetFlags)>(ta::Fn::k_cuGraphExecGetFlags);
     return nv ? nv(hGraphExec, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecGetFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecGetFlags);
   ta::zero_out(flags);
   return td::refuse(ta::Fn::k_cuGraphExecGetFlags, k_note_cuGraphExecGetFlags);
 }
@@ -5050,6 +5442,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecGetId)>(ta::Fn::k_cuGraphExecGetId);
     return nv ? nv(hGraphExec, graphId) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecGetId);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecGetId);
   ta::zero_out(graphId);
   return td::refuse(ta::Fn::k_cuGraphExecGetId, k_note_cuGraphExecGetId);
 }
@@ -5073,6 +5467,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecHostNodeSetParams)>(ta::Fn::k_cuGraphExecHostNodeSetParams);
     return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecHostNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecHostNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphExecHostNodeSetParams, k_note_cuGraphExecHostNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams) {
@@ -5095,6 +5491,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecKernelNodeSetParams)>(ta::Fn::k_cuGraphExecKernelNodeSetParams);
     return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecKernelNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecKernelNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphExecKernelNodeSetParams, k_note_cuGraphExecKernelNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
@@ -5117,6 +5515,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecKernelNodeSetParams_v2)>(ta::Fn::k_cuGraphExecKernelNodeSetParams_v2);
     return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecKernelNodeSetParams_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecKernelNodeSetParams_v2);
   return td::refuse(ta::Fn::k_cuGraphExecKernelNodeSetParams_v2, k_note_cuGraphExecKernelNodeSetParams_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
@@ -5139,6 +5539,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecMemcpyNodeSetParams)>(ta::Fn::k_cuGraphExecMemcpyNodeSetParams);
     return nv ? nv(hGraphExec, hNode, copyParams, ctx) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecMemcpyNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecMemcpyNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphExecMemcpyNodeSetParams, k_note_cuGraphExecMemcpyNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D * copyParams, CUcontext ctx) {
@@ -5161,6 +5563,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecMemsetNodeSetParams)>(ta::Fn::k_cuGraphExecMemsetNodeSetParams);
     return nv ? nv(hGraphExec, hNode, memsetParams, ctx) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecMemsetNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecMemsetNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphExecMemsetNodeSetParams, k_note_cuGraphExecMemsetNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx) {
@@ -5183,6 +5587,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecNodeSetParams)>(ta::Fn::k_cuGraphExecNodeSetParams);
     return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphExecNodeSetParams, k_note_cuGraphExecNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
@@ -5205,6 +5611,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecUpdate)>(ta::Fn::k_cuGraphExecUpdate);
     return nv ? nv(hGraphExec, hGraph, hErrorNode_out, updateResult_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecUpdate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecUpdate);
   ta::zero_out(hErrorNode_out);
   return td::refuse(ta::Fn::k_cuGraphExecUpdate, k_note_cuGraphExecUpdate);
 }
@@ -5228,6 +5636,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExecUpdate_v2)>(ta::Fn::k_cuGraphExecUpdate_v2);
     return nv ? nv(hGraphExec, hGraph, resultInfo) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecUpdate_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExecUpdate_v2);
   return td::refuse(ta::Fn::k_cuGraphExecUpdate_v2, k_note_cuGraphExecUpdate_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo * resultInfo) {
@@ -5250,6 +5660,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExternalSemaphoresSignalNodeGetParams)>(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeGetParams);
     return nv ? nv(hNode, params_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeGetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeGetParams);
   return td::refuse(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeGetParams, k_note_cuGraphExternalSemaphoresSignalNodeGetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * params_out) {
@@ -5272,6 +5684,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExternalSemaphoresSignalNodeSetParams)>(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeSetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeSetParams, k_note_cuGraphExternalSemaphoresSignalNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
@@ -5294,6 +5708,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExternalSemaphoresWaitNodeGetParams)>(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeGetParams);
     return nv ? nv(hNode, params_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeGetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeGetParams);
   return td::refuse(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeGetParams, k_note_cuGraphExternalSemaphoresWaitNodeGetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS * params_out) {
@@ -5316,6 +5732,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphExternalSemaphoresWaitNodeSetParams)>(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeSetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeSetParams, k_note_cuGraphExternalSemaphoresWaitNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
@@ -5338,6 +5756,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphGetEdges)>(ta::Fn::k_cuGraphGetEdges);
     return nv ? nv(hGraph, from, to, numEdges) : td::no_nvidia_driver(ta::Fn::k_cuGraphGetEdges);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphGetEdges);
   ta::zero_out(from);
   ta::zero_out(to);
   ta::zero_out(numEdges);
@@ -5363,6 +5783,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphGetEdges_v2)>(ta::Fn::k_cuGraphGetEdges_v2);
     return nv ? nv(hGraph, from, to, edgeData, numEdges) : td::no_nvidia_driver(ta::Fn::k_cuGraphGetEdges_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphGetEdges_v2);
   ta::zero_out(from);
   ta::zero_out(to);
   ta::zero_out(numEdges);
@@ -5388,6 +5810,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphGetId)>(ta::Fn::k_cuGraphGetId);
     return nv ? nv(hGraph, graphId) : td::no_nvidia_driver(ta::Fn::k_cuGraphGetId);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphGetId);
   ta::zero_out(graphId);
   return td::refuse(ta::Fn::k_cuGraphGetId, k_note_cuGraphGetId);
 }
@@ -5411,6 +5835,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphGetNodes)>(ta::Fn::k_cuGraphGetNodes);
     return nv ? nv(hGraph, nodes, numNodes) : td::no_nvidia_driver(ta::Fn::k_cuGraphGetNodes);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphGetNodes);
   ta::zero_out(nodes);
   ta::zero_out(numNodes);
   return td::refuse(ta::Fn::k_cuGraphGetNodes, k_note_cuGraphGetNodes);
@@ -5435,6 +5861,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphGetRootNodes)>(ta::Fn::k_cuGraphGetRootNodes);
     return nv ? nv(hGraph, rootNodes, numRootNodes) : td::no_nvidia_driver(ta::Fn::k_cuGraphGetRootNodes);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphGetRootNodes);
   ta::zero_out(rootNodes);
   ta::zero_out(numRootNodes);
   return td::refuse(ta::Fn::k_cuGraphGetRootNodes, k_note_cuGraphGetRootNodes);
@@ -5459,6 +5887,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphHostNodeGetParams)>(ta::Fn::k_cuGraphHostNodeGetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphHostNodeGetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphHostNodeGetParams);
   return td::refuse(ta::Fn::k_cuGraphHostNodeGetParams, k_note_cuGraphHostNodeGetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS * nodeParams) {
@@ -5481,6 +5911,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphHostNodeSetParams)>(ta::Fn::k_cuGraphHostNodeSetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphHostNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphHostNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphHostNodeSetParams, k_note_cuGraphHostNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams) {
@@ -5503,6 +5935,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphInstantiate)>(ta::Fn::k_cuGraphInstantiate);
     return nv ? nv(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize) : td::no_nvidia_driver(ta::Fn::k_cuGraphInstantiate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphInstantiate);
   ta::zero_out(phGraphExec);
   ta::zero_out(phErrorNode);
   return td::refuse(ta::Fn::k_cuGraphInstantiate, k_note_cuGraphInstantiate);
@@ -5527,6 +5961,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphInstantiateWithFlags)>(ta::Fn::k_cuGraphInstantiateWithFlags);
     return nv ? nv(phGraphExec, hGraph, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphInstantiateWithFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphInstantiateWithFlags);
   ta::zero_out(phGraphExec);
   return td::refuse(ta::Fn::k_cuGraphInstantiateWithFlags, k_note_cuGraphInstantiateWithFlags);
 }
@@ -5550,6 +5986,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphInstantiateWithParams)>(ta::Fn::k_cuGraphInstantiateWithParams);
     return nv ? nv(phGraphExec, hGraph, instantiateParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphInstantiateWithParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphInstantiateWithParams);
   ta::zero_out(phGraphExec);
   return td::refuse(ta::Fn::k_cuGraphInstantiateWithParams, k_note_cuGraphInstantiateWithParams);
 }
@@ -5573,6 +6011,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphInstantiateWithParams_ptsz)>(ta::Fn::k_cuGraphInstantiateWithParams_ptsz);
     return nv ? nv(phGraphExec, hGraph, instantiateParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphInstantiateWithParams_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphInstantiateWithParams_ptsz);
   ta::zero_out(phGraphExec);
   return td::refuse(ta::Fn::k_cuGraphInstantiateWithParams_ptsz, k_note_cuGraphInstantiateWithParams_ptsz);
 }
@@ -5596,6 +6036,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphInstantiate_v2)>(ta::Fn::k_cuGraphInstantiate_v2);
     return nv ? nv(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize) : td::no_nvidia_driver(ta::Fn::k_cuGraphInstantiate_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphInstantiate_v2);
   ta::zero_out(phGraphExec);
   ta::zero_out(phErrorNode);
   return td::refuse(ta::Fn::k_cuGraphInstantiate_v2, k_note_cuGraphInstantiate_v2);
@@ -5620,6 +6062,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeCopyAttributes)>(ta::Fn::k_cuGraphKernelNodeCopyAttributes);
     return nv ? nv(dst, src) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeCopyAttributes);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphKernelNodeCopyAttributes);
   return td::refuse(ta::Fn::k_cuGraphKernelNodeCopyAttributes, k_note_cuGraphKernelNodeCopyAttributes);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) {
@@ -5642,6 +6086,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeGetAttribute)>(ta::Fn::k_cuGraphKernelNodeGetAttribute);
     return nv ? nv(hNode, attr, value_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeGetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphKernelNodeGetAttribute);
   return td::refuse(ta::Fn::k_cuGraphKernelNodeGetAttribute, k_note_cuGraphKernelNodeGetAttribute);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue * value_out) {
@@ -5664,6 +6110,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeGetParams)>(ta::Fn::k_cuGraphKernelNodeGetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeGetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphKernelNodeGetParams);
   return td::refuse(ta::Fn::k_cuGraphKernelNodeGetParams, k_note_cuGraphKernelNodeGetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
@@ -5686,6 +6134,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeGetParams_v2)>(ta::Fn::k_cuGraphKernelNodeGetParams_v2);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeGetParams_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphKernelNodeGetParams_v2);
   return td::refuse(ta::Fn::k_cuGraphKernelNodeGetParams_v2, k_note_cuGraphKernelNodeGetParams_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS * nodeParams) {
@@ -5708,6 +6158,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeSetAttribute)>(ta::Fn::k_cuGraphKernelNodeSetAttribute);
     return nv ? nv(hNode, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeSetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphKernelNodeSetAttribute);
   return td::refuse(ta::Fn::k_cuGraphKernelNodeSetAttribute, k_note_cuGraphKernelNodeSetAttribute);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue * value) {
@@ -5730,6 +6182,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeSetParams)>(ta::Fn::k_cuGraphKernelNodeSetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphKernelNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphKernelNodeSetParams, k_note_cuGraphKernelNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
@@ -5752,6 +6206,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeSetParams_v2)>(ta::Fn::k_cuGraphKernelNodeSetParams_v2);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeSetParams_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphKernelNodeSetParams_v2);
   return td::refuse(ta::Fn::k_cuGraphKernelNodeSetParams_v2, k_note_cuGraphKernelNodeSetParams_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
@@ -5774,6 +6230,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphLaunch)>(ta::Fn::k_cuGraphLaunch);
     return nv ? nv(hGraph, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphLaunch);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphLaunch);
   return td::refuse(ta::Fn::k_cuGraphLaunch, k_note_cuGraphLaunch);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphLaunch(CUgraphExec hGraph, CUstream hStream) {
@@ -5796,6 +6254,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphLaunch_ptsz)>(ta::Fn::k_cuGraphLaunch_ptsz);
     return nv ? nv(hGraphExec, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphLaunch_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphLaunch_ptsz);
   return td::refuse(ta::Fn::k_cuGraphLaunch_ptsz, k_note_cuGraphLaunch_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
@@ -5818,6 +6278,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphMemAllocNodeGetParams)>(ta::Fn::k_cuGraphMemAllocNodeGetParams);
     return nv ? nv(hNode, params_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphMemAllocNodeGetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphMemAllocNodeGetParams);
   return td::refuse(ta::Fn::k_cuGraphMemAllocNodeGetParams, k_note_cuGraphMemAllocNodeGetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS * params_out) {
@@ -5840,6 +6302,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphMemFreeNodeGetParams)>(ta::Fn::k_cuGraphMemFreeNodeGetParams);
     return nv ? nv(hNode, dptr_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphMemFreeNodeGetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphMemFreeNodeGetParams);
   ta::zero_out(dptr_out);
   return td::refuse(ta::Fn::k_cuGraphMemFreeNodeGetParams, k_note_cuGraphMemFreeNodeGetParams);
 }
@@ -5863,6 +6327,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphMemcpyNodeGetParams)>(ta::Fn::k_cuGraphMemcpyNodeGetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphMemcpyNodeGetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphMemcpyNodeGetParams);
   return td::refuse(ta::Fn::k_cuGraphMemcpyNodeGetParams, k_note_cuGraphMemcpyNodeGetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D * nodeParams) {
@@ -5885,6 +6351,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphMemcpyNodeSetParams)>(ta::Fn::k_cuGraphMemcpyNodeSetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphMemcpyNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphMemcpyNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphMemcpyNodeSetParams, k_note_cuGraphMemcpyNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D * nodeParams) {
@@ -5907,6 +6375,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphMemsetNodeGetParams)>(ta::Fn::k_cuGraphMemsetNodeGetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphMemsetNodeGetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphMemsetNodeGetParams);
   return td::refuse(ta::Fn::k_cuGraphMemsetNodeGetParams, k_note_cuGraphMemsetNodeGetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS * nodeParams) {
@@ -5929,6 +6399,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphMemsetNodeSetParams)>(ta::Fn::k_cuGraphMemsetNodeSetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphMemsetNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphMemsetNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphMemsetNodeSetParams, k_note_cuGraphMemsetNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * nodeParams) {
@@ -5951,6 +6423,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeFindInClone)>(ta::Fn::k_cuGraphNodeFindInClone);
     return nv ? nv(phNode, hOriginalNode, hClonedGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeFindInClone);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeFindInClone);
   ta::zero_out(phNode);
   return td::refuse(ta::Fn::k_cuGraphNodeFindInClone, k_note_cuGraphNodeFindInClone);
 }
@@ -5974,6 +6448,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetContainingGraph)>(ta::Fn::k_cuGraphNodeGetContainingGraph);
     return nv ? nv(hNode, phGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetContainingGraph);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeGetContainingGraph);
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuGraphNodeGetContainingGraph, k_note_cuGraphNodeGetContainingGraph);
 }
@@ -5997,6 +6473,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetDependencies)>(ta::Fn::k_cuGraphNodeGetDependencies);
     return nv ? nv(hNode, dependencies, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetDependencies);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeGetDependencies);
   ta::zero_out(dependencies);
   ta::zero_out(numDependencies);
   return td::refuse(ta::Fn::k_cuGraphNodeGetDependencies, k_note_cuGraphNodeGetDependencies);
@@ -6021,6 +6499,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetDependencies_v2)>(ta::Fn::k_cuGraphNodeGetDependencies_v2);
     return nv ? nv(hNode, dependencies, edgeData, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetDependencies_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeGetDependencies_v2);
   ta::zero_out(dependencies);
   ta::zero_out(numDependencies);
   return td::refuse(ta::Fn::k_cuGraphNodeGetDependencies_v2, k_note_cuGraphNodeGetDependencies_v2);
@@ -6045,6 +6525,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetDependentNodes)>(ta::Fn::k_cuGraphNodeGetDependentNodes);
     return nv ? nv(hNode, dependentNodes, numDependentNodes) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetDependentNodes);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeGetDependentNodes);
   ta::zero_out(dependentNodes);
   ta::zero_out(numDependentNodes);
   return td::refuse(ta::Fn::k_cuGraphNodeGetDependentNodes, k_note_cuGraphNodeGetDependentNodes);
@@ -6069,6 +6551,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetDependentNodes_v2)>(ta::Fn::k_cuGraphNodeGetDependentNodes_v2);
     return nv ? nv(hNode, dependentNodes, edgeData, numDependentNodes) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetDependentNodes_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeGetDependentNodes_v2);
   ta::zero_out(dependentNodes);
   ta::zero_out(numDependentNodes);
   return td::refuse(ta::Fn::k_cuGraphNodeGetDependentNodes_v2, k_note_cuGraphNodeGetDependentNodes_v2);
@@ -6093,6 +6577,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetEnabled)>(ta::Fn::k_cuGraphNodeGetEnabled);
     return nv ? nv(hGraphExec, hNode, isEnabled) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetEnabled);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeGetEnabled);
   ta::zero_out(isEnabled);
   return td::refuse(ta::Fn::k_cuGraphNodeGetEnabled, k_note_cuGraphNodeGetEnabled);
 }
@@ -6116,6 +6602,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetLocalId)>(ta::Fn::k_cuGraphNodeGetLocalId);
     return nv ? nv(hNode, nodeId) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetLocalId);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeGetLocalId);
   ta::zero_out(nodeId);
   return td::refuse(ta::Fn::k_cuGraphNodeGetLocalId, k_note_cuGraphNodeGetLocalId);
 }
@@ -6139,6 +6627,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetParams)>(ta::Fn::k_cuGraphNodeGetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeGetParams);
   return td::refuse(ta::Fn::k_cuGraphNodeGetParams, k_note_cuGraphNodeGetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeGetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
@@ -6161,6 +6651,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetToolsId)>(ta::Fn::k_cuGraphNodeGetToolsId);
     return nv ? nv(hNode, toolsNodeId) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetToolsId);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeGetToolsId);
   ta::zero_out(toolsNodeId);
   return td::refuse(ta::Fn::k_cuGraphNodeGetToolsId, k_note_cuGraphNodeGetToolsId);
 }
@@ -6184,6 +6676,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetType)>(ta::Fn::k_cuGraphNodeGetType);
     return nv ? nv(hNode, type) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetType);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeGetType);
   return td::refuse(ta::Fn::k_cuGraphNodeGetType, k_note_cuGraphNodeGetType);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType * type) {
@@ -6206,6 +6700,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeSetEnabled)>(ta::Fn::k_cuGraphNodeSetEnabled);
     return nv ? nv(hGraphExec, hNode, isEnabled) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeSetEnabled);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeSetEnabled);
   return td::refuse(ta::Fn::k_cuGraphNodeSetEnabled, k_note_cuGraphNodeSetEnabled);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
@@ -6228,6 +6724,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeSetParams)>(ta::Fn::k_cuGraphNodeSetParams);
     return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeSetParams);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphNodeSetParams);
   return td::refuse(ta::Fn::k_cuGraphNodeSetParams, k_note_cuGraphNodeSetParams);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
@@ -6250,6 +6748,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphReleaseUserObject)>(ta::Fn::k_cuGraphReleaseUserObject);
     return nv ? nv(graph, object, count) : td::no_nvidia_driver(ta::Fn::k_cuGraphReleaseUserObject);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphReleaseUserObject);
   return td::refuse(ta::Fn::k_cuGraphReleaseUserObject, k_note_cuGraphReleaseUserObject);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count) {
@@ -6272,6 +6772,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphRemoveDependencies)>(ta::Fn::k_cuGraphRemoveDependencies);
     return nv ? nv(hGraph, from, to, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphRemoveDependencies);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphRemoveDependencies);
   return td::refuse(ta::Fn::k_cuGraphRemoveDependencies, k_note_cuGraphRemoveDependencies);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies) {
@@ -6294,6 +6796,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphRemoveDependencies_v2)>(ta::Fn::k_cuGraphRemoveDependencies_v2);
     return nv ? nv(hGraph, from, to, edgeData, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphRemoveDependencies_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphRemoveDependencies_v2);
   return td::refuse(ta::Fn::k_cuGraphRemoveDependencies_v2, k_note_cuGraphRemoveDependencies_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies) {
@@ -6316,6 +6820,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphRetainUserObject)>(ta::Fn::k_cuGraphRetainUserObject);
     return nv ? nv(graph, object, count, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphRetainUserObject);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphRetainUserObject);
   return td::refuse(ta::Fn::k_cuGraphRetainUserObject, k_note_cuGraphRetainUserObject);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags) {
@@ -6338,6 +6844,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphUpload)>(ta::Fn::k_cuGraphUpload);
     return nv ? nv(hGraph, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphUpload);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphUpload);
   return td::refuse(ta::Fn::k_cuGraphUpload, k_note_cuGraphUpload);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphUpload(CUgraphExec hGraph, CUstream hStream) {
@@ -6360,6 +6868,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphUpload_ptsz)>(ta::Fn::k_cuGraphUpload_ptsz);
     return nv ? nv(hGraphExec, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphUpload_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphUpload_ptsz);
   return td::refuse(ta::Fn::k_cuGraphUpload_ptsz, k_note_cuGraphUpload_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
@@ -6382,6 +6892,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphicsMapResources)>(ta::Fn::k_cuGraphicsMapResources);
     return nv ? nv(count, resources, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsMapResources);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphicsMapResources);
   ta::zero_out(resources);
   return td::refuse(ta::Fn::k_cuGraphicsMapResources, k_note_cuGraphicsMapResources);
 }
@@ -6405,6 +6917,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphicsMapResources_ptsz)>(ta::Fn::k_cuGraphicsMapResources_ptsz);
     return nv ? nv(count, resources, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsMapResources_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphicsMapResources_ptsz);
   ta::zero_out(resources);
   return td::refuse(ta::Fn::k_cuGraphicsMapResources_ptsz, k_note_cuGraphicsMapResources_ptsz);
 }
@@ -6428,6 +6942,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphicsResourceGetMappedMipmappedArray)>(ta::Fn::k_cuGraphicsResourceGetMappedMipmappedArray);
     return nv ? nv(pMipmappedArray, resource) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsResourceGetMappedMipmappedArray);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphicsResourceGetMappedMipmappedArray);
   ta::zero_out(pMipmappedArray);
   return td::refuse(ta::Fn::k_cuGraphicsResourceGetMappedMipmappedArray, k_note_cuGraphicsResourceGetMappedMipmappedArray);
 }
@@ -6451,6 +6967,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphicsResourceGetMappedPointer)>(ta::Fn::k_cuGraphicsResourceGetMappedPointer);
     return nv ? nv(pDevPtr, pSize, resource) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsResourceGetMappedPointer);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphicsResourceGetMappedPointer);
   ta::zero_out(pDevPtr);
   ta::zero_out(pSize);
   return td::refuse(ta::Fn::k_cuGraphicsResourceGetMappedPointer, k_note_cuGraphicsResourceGetMappedPointer);
@@ -6475,6 +6993,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphicsResourceGetMappedPointer_v2)>(ta::Fn::k_cuGraphicsResourceGetMappedPointer_v2);
     return nv ? nv(pDevPtr, pSize, resource) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsResourceGetMappedPointer_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphicsResourceGetMappedPointer_v2);
   ta::zero_out(pDevPtr);
   ta::zero_out(pSize);
   return td::refuse(ta::Fn::k_cuGraphicsResourceGetMappedPointer_v2, k_note_cuGraphicsResourceGetMappedPointer_v2);
@@ -6499,6 +7019,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphicsResourceSetMapFlags)>(ta::Fn::k_cuGraphicsResourceSetMapFlags);
     return nv ? nv(resource, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsResourceSetMapFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphicsResourceSetMapFlags);
   return td::refuse(ta::Fn::k_cuGraphicsResourceSetMapFlags, k_note_cuGraphicsResourceSetMapFlags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags) {
@@ -6521,6 +7043,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphicsResourceSetMapFlags_v2)>(ta::Fn::k_cuGraphicsResourceSetMapFlags_v2);
     return nv ? nv(resource, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsResourceSetMapFlags_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphicsResourceSetMapFlags_v2);
   return td::refuse(ta::Fn::k_cuGraphicsResourceSetMapFlags_v2, k_note_cuGraphicsResourceSetMapFlags_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags) {
@@ -6543,6 +7067,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphicsSubResourceGetMappedArray)>(ta::Fn::k_cuGraphicsSubResourceGetMappedArray);
     return nv ? nv(pArray, resource, arrayIndex, mipLevel) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsSubResourceGetMappedArray);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphicsSubResourceGetMappedArray);
   ta::zero_out(pArray);
   return td::refuse(ta::Fn::k_cuGraphicsSubResourceGetMappedArray, k_note_cuGraphicsSubResourceGetMappedArray);
 }
@@ -6566,6 +7092,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphicsUnmapResources)>(ta::Fn::k_cuGraphicsUnmapResources);
     return nv ? nv(count, resources, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsUnmapResources);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphicsUnmapResources);
   ta::zero_out(resources);
   return td::refuse(ta::Fn::k_cuGraphicsUnmapResources, k_note_cuGraphicsUnmapResources);
 }
@@ -6589,6 +7117,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphicsUnmapResources_ptsz)>(ta::Fn::k_cuGraphicsUnmapResources_ptsz);
     return nv ? nv(count, resources, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsUnmapResources_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphicsUnmapResources_ptsz);
   ta::zero_out(resources);
   return td::refuse(ta::Fn::k_cuGraphicsUnmapResources_ptsz, k_note_cuGraphicsUnmapResources_ptsz);
 }
@@ -6612,6 +7142,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGraphicsUnregisterResource)>(ta::Fn::k_cuGraphicsUnregisterResource);
     return nv ? nv(resource) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsUnregisterResource);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGraphicsUnregisterResource);
   return td::refuse(ta::Fn::k_cuGraphicsUnregisterResource, k_note_cuGraphicsUnregisterResource);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsUnregisterResource(CUgraphicsResource resource) {
@@ -6634,6 +7166,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxCreate)>(ta::Fn::k_cuGreenCtxCreate);
     return nv ? nv(phCtx, desc, dev, flags) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGreenCtxCreate);
   ta::zero_out(phCtx);
   return td::refuse(ta::Fn::k_cuGreenCtxCreate, k_note_cuGreenCtxCreate);
 }
@@ -6657,6 +7191,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxDestroy)>(ta::Fn::k_cuGreenCtxDestroy);
     return nv ? nv(hCtx) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGreenCtxDestroy);
   return td::refuse(ta::Fn::k_cuGreenCtxDestroy, k_note_cuGreenCtxDestroy);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGreenCtxDestroy(CUgreenCtx hCtx) {
@@ -6679,6 +7215,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxGetDevResource)>(ta::Fn::k_cuGreenCtxGetDevResource);
     return nv ? nv(hCtx, resource, type) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxGetDevResource);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGreenCtxGetDevResource);
   return td::refuse(ta::Fn::k_cuGreenCtxGetDevResource, k_note_cuGreenCtxGetDevResource);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource * resource, CUdevResourceType type) {
@@ -6701,6 +7239,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxGetId)>(ta::Fn::k_cuGreenCtxGetId);
     return nv ? nv(greenCtx, greenCtxId) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxGetId);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGreenCtxGetId);
   ta::zero_out(greenCtxId);
   return td::refuse(ta::Fn::k_cuGreenCtxGetId, k_note_cuGreenCtxGetId);
 }
@@ -6724,6 +7264,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxRecordEvent)>(ta::Fn::k_cuGreenCtxRecordEvent);
     return nv ? nv(hCtx, hEvent) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxRecordEvent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGreenCtxRecordEvent);
   return td::refuse(ta::Fn::k_cuGreenCtxRecordEvent, k_note_cuGreenCtxRecordEvent);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent) {
@@ -6746,6 +7288,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxStreamCreate)>(ta::Fn::k_cuGreenCtxStreamCreate);
     return nv ? nv(phStream, greenCtx, flags, priority) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxStreamCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGreenCtxStreamCreate);
   ta::zero_out(phStream);
   return td::refuse(ta::Fn::k_cuGreenCtxStreamCreate, k_note_cuGreenCtxStreamCreate);
 }
@@ -6769,6 +7313,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxWaitEvent)>(ta::Fn::k_cuGreenCtxWaitEvent);
     return nv ? nv(hCtx, hEvent) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxWaitEvent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuGreenCtxWaitEvent);
   return td::refuse(ta::Fn::k_cuGreenCtxWaitEvent, k_note_cuGreenCtxWaitEvent);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent) {
@@ -6791,6 +7337,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuImportExternalMemory)>(ta::Fn::k_cuImportExternalMemory);
     return nv ? nv(extMem_out, memHandleDesc) : td::no_nvidia_driver(ta::Fn::k_cuImportExternalMemory);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuImportExternalMemory);
   ta::zero_out(extMem_out);
   return td::refuse(ta::Fn::k_cuImportExternalMemory, k_note_cuImportExternalMemory);
 }
@@ -6814,6 +7362,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuImportExternalSemaphore)>(ta::Fn::k_cuImportExternalSemaphore);
     return nv ? nv(extSem_out, semHandleDesc) : td::no_nvidia_driver(ta::Fn::k_cuImportExternalSemaphore);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuImportExternalSemaphore);
   ta::zero_out(extSem_out);
   return td::refuse(ta::Fn::k_cuImportExternalSemaphore, k_note_cuImportExternalSemaphore);
 }
@@ -6837,6 +7387,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuIpcCloseMemHandle)>(ta::Fn::k_cuIpcCloseMemHandle);
     return nv ? nv(dptr) : td::no_nvidia_driver(ta::Fn::k_cuIpcCloseMemHandle);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuIpcCloseMemHandle);
   return td::refuse(ta::Fn::k_cuIpcCloseMemHandle, k_note_cuIpcCloseMemHandle);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuIpcCloseMemHandle(CUdeviceptr dptr) {
@@ -6859,6 +7411,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuIpcGetEventHandle)>(ta::Fn::k_cuIpcGetEventHandle);
     return nv ? nv(pHandle, event) : td::no_nvidia_driver(ta::Fn::k_cuIpcGetEventHandle);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuIpcGetEventHandle);
   return td::refuse(ta::Fn::k_cuIpcGetEventHandle, k_note_cuIpcGetEventHandle);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuIpcGetEventHandle(CUipcEventHandle * pHandle, CUevent event) {
@@ -6881,6 +7435,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuIpcGetMemHandle)>(ta::Fn::k_cuIpcGetMemHandle);
     return nv ? nv(pHandle, dptr) : td::no_nvidia_driver(ta::Fn::k_cuIpcGetMemHandle);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuIpcGetMemHandle);
   return td::refuse(ta::Fn::k_cuIpcGetMemHandle, k_note_cuIpcGetMemHandle);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuIpcGetMemHandle(CUipcMemHandle * pHandle, CUdeviceptr dptr) {
@@ -6903,6 +7459,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuIpcOpenEventHandle)>(ta::Fn::k_cuIpcOpenEventHandle);
     return nv ? nv(phEvent, handle) : td::no_nvidia_driver(ta::Fn::k_cuIpcOpenEventHandle);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuIpcOpenEventHandle);
   ta::zero_out(phEvent);
   return td::refuse(ta::Fn::k_cuIpcOpenEventHandle, k_note_cuIpcOpenEventHandle);
 }
@@ -6926,6 +7484,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuIpcOpenMemHandle)>(ta::Fn::k_cuIpcOpenMemHandle);
     return nv ? nv(pdptr, handle, Flags) : td::no_nvidia_driver(ta::Fn::k_cuIpcOpenMemHandle);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuIpcOpenMemHandle);
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuIpcOpenMemHandle, k_note_cuIpcOpenMemHandle);
 }
@@ -6949,6 +7509,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuIpcOpenMemHandle_v2)>(ta::Fn::k_cuIpcOpenMemHandle_v2);
     return nv ? nv(pdptr, handle, Flags) : td::no_nvidia_driver(ta::Fn::k_cuIpcOpenMemHandle_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuIpcOpenMemHandle_v2);
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuIpcOpenMemHandle_v2, k_note_cuIpcOpenMemHandle_v2);
 }
@@ -6972,6 +7534,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuKernelGetAttribute)>(ta::Fn::k_cuKernelGetAttribute);
     return nv ? nv(pi, attrib, kernel, dev) : td::no_nvidia_driver(ta::Fn::k_cuKernelGetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuKernelGetAttribute);
   ta::zero_out(pi);
   return td::refuse(ta::Fn::k_cuKernelGetAttribute, k_note_cuKernelGetAttribute);
 }
@@ -6995,6 +7559,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuKernelGetFunction)>(ta::Fn::k_cuKernelGetFunction);
     return nv ? nv(pFunc, kernel) : td::no_nvidia_driver(ta::Fn::k_cuKernelGetFunction);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuKernelGetFunction);
   ta::zero_out(pFunc);
   return td::refuse(ta::Fn::k_cuKernelGetFunction, k_note_cuKernelGetFunction);
 }
@@ -7018,6 +7584,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuKernelGetLibrary)>(ta::Fn::k_cuKernelGetLibrary);
     return nv ? nv(pLib, kernel) : td::no_nvidia_driver(ta::Fn::k_cuKernelGetLibrary);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuKernelGetLibrary);
   ta::zero_out(pLib);
   return td::refuse(ta::Fn::k_cuKernelGetLibrary, k_note_cuKernelGetLibrary);
 }
@@ -7041,6 +7609,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuKernelGetName)>(ta::Fn::k_cuKernelGetName);
     return nv ? nv(name, hfunc) : td::no_nvidia_driver(ta::Fn::k_cuKernelGetName);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuKernelGetName);
   ta::zero_out(name);
   return td::refuse(ta::Fn::k_cuKernelGetName, k_note_cuKernelGetName);
 }
@@ -7064,6 +7634,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuKernelGetParamCount)>(ta::Fn::k_cuKernelGetParamCount);
     return nv ? nv(kernel, paramCount) : td::no_nvidia_driver(ta::Fn::k_cuKernelGetParamCount);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuKernelGetParamCount);
   ta::zero_out(paramCount);
   return td::refuse(ta::Fn::k_cuKernelGetParamCount, k_note_cuKernelGetParamCount);
 }
@@ -7087,6 +7659,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuKernelGetParamInfo)>(ta::Fn::k_cuKernelGetParamInfo);
     return nv ? nv(kernel, paramIndex, paramOffset, paramSize) : td::no_nvidia_driver(ta::Fn::k_cuKernelGetParamInfo);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuKernelGetParamInfo);
   ta::zero_out(paramOffset);
   ta::zero_out(paramSize);
   return td::refuse(ta::Fn::k_cuKernelGetParamInfo, k_note_cuKernelGetParamInfo);
@@ -7111,6 +7685,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuKernelSetAttribute)>(ta::Fn::k_cuKernelSetAttribute);
     return nv ? nv(attrib, val, kernel, dev) : td::no_nvidia_driver(ta::Fn::k_cuKernelSetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuKernelSetAttribute);
   return td::refuse(ta::Fn::k_cuKernelSetAttribute, k_note_cuKernelSetAttribute);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) {
@@ -7133,6 +7709,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuKernelSetCacheConfig)>(ta::Fn::k_cuKernelSetCacheConfig);
     return nv ? nv(kernel, config, dev) : td::no_nvidia_driver(ta::Fn::k_cuKernelSetCacheConfig);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuKernelSetCacheConfig);
   return td::refuse(ta::Fn::k_cuKernelSetCacheConfig, k_note_cuKernelSetCacheConfig);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) {
@@ -7155,6 +7733,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunch)>(ta::Fn::k_cuLaunch);
     return nv ? nv(f) : td::no_nvidia_driver(ta::Fn::k_cuLaunch);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunch);
   return td::no_binary(ta::Fn::k_cuLaunch, nullptr, nullptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuLaunch(CUfunction f) {
@@ -7177,6 +7757,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchCooperativeKernel)>(ta::Fn::k_cuLaunchCooperativeKernel);
     return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) : td::no_nvidia_driver(ta::Fn::k_cuLaunchCooperativeKernel);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchCooperativeKernel);
   ta::zero_out(kernelParams);
   return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernel, nullptr, nullptr);
 }
@@ -7200,6 +7782,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchCooperativeKernelMultiDevice)>(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice);
     return nv ? nv(launchParamsList, numDevices, flags) : td::no_nvidia_driver(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice);
   return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice, nullptr, nullptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS * launchParamsList, unsigned int numDevices, unsigned int flags) {
@@ -7222,6 +7806,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchCooperativeKernel_ptsz)>(ta::Fn::k_cuLaunchCooperativeKernel_ptsz);
     return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) : td::no_nvidia_driver(ta::Fn::k_cuLaunchCooperativeKernel_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchCooperativeKernel_ptsz);
   ta::zero_out(kernelParams);
   return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernel_ptsz, nullptr, nullptr);
 }
@@ -7245,6 +7831,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchGrid)>(ta::Fn::k_cuLaunchGrid);
     return nv ? nv(f, grid_width, grid_height) : td::no_nvidia_driver(ta::Fn::k_cuLaunchGrid);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchGrid);
   return td::no_binary(ta::Fn::k_cuLaunchGrid, nullptr, nullptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchGrid(CUfunction f, int grid_width, int grid_height) {
@@ -7267,6 +7855,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchGridAsync)>(ta::Fn::k_cuLaunchGridAsync);
     return nv ? nv(f, grid_width, grid_height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuLaunchGridAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchGridAsync);
   return td::no_binary(ta::Fn::k_cuLaunchGridAsync, nullptr, nullptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream) {
@@ -7289,6 +7879,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchHostFunc)>(ta::Fn::k_cuLaunchHostFunc);
     return nv ? nv(hStream, fn, userData) : td::no_nvidia_driver(ta::Fn::k_cuLaunchHostFunc);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchHostFunc);
   return td::forward(ta::Fn::k_cuLaunchHostFunc, td::driver_table().p_muLaunchHostFunc, hStream, fn, userData);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void * userData) {
@@ -7311,6 +7903,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchHostFunc_ptsz)>(ta::Fn::k_cuLaunchHostFunc_ptsz);
     return nv ? nv(hStream, fn, userData) : td::no_nvidia_driver(ta::Fn::k_cuLaunchHostFunc_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchHostFunc_ptsz);
   return td::forward(ta::Fn::k_cuLaunchHostFunc_ptsz, td::driver_table().p_muLaunchHostFunc, td::per_thread_stream(hStream), fn, userData);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void * userData) {
@@ -7333,6 +7927,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchHostFunc_v2)>(ta::Fn::k_cuLaunchHostFunc_v2);
     return nv ? nv(hStream, fn, userData, syncMode) : td::no_nvidia_driver(ta::Fn::k_cuLaunchHostFunc_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchHostFunc_v2);
   return td::refuse(ta::Fn::k_cuLaunchHostFunc_v2, k_note_cuLaunchHostFunc_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchHostFunc_v2(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode) {
@@ -7355,6 +7951,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchHostFunc_v2_ptsz)>(ta::Fn::k_cuLaunchHostFunc_v2_ptsz);
     return nv ? nv(hStream, fn, userData, syncMode) : td::no_nvidia_driver(ta::Fn::k_cuLaunchHostFunc_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchHostFunc_v2_ptsz);
   return td::refuse(ta::Fn::k_cuLaunchHostFunc_v2_ptsz, k_note_cuLaunchHostFunc_v2_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchHostFunc_v2_ptsz(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode) {
@@ -7377,6 +7975,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchKernel)>(ta::Fn::k_cuLaunchKernel);
     return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) : td::no_nvidia_driver(ta::Fn::k_cuLaunchKernel);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchKernel);
   ta::zero_out(kernelParams);
   ta::zero_out(extra);
   return td::no_binary(ta::Fn::k_cuLaunchKernel, nullptr, nullptr);
@@ -7401,6 +8001,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchKernelEx)>(ta::Fn::k_cuLaunchKernelEx);
     return nv ? nv(config, f, kernelParams, extra) : td::no_nvidia_driver(ta::Fn::k_cuLaunchKernelEx);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchKernelEx);
   ta::zero_out(kernelParams);
   ta::zero_out(extra);
   return td::no_binary(ta::Fn::k_cuLaunchKernelEx, nullptr, nullptr);
@@ -7425,6 +8027,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchKernelEx_ptsz)>(ta::Fn::k_cuLaunchKernelEx_ptsz);
     return nv ? nv(config, f, kernelParams, extra) : td::no_nvidia_driver(ta::Fn::k_cuLaunchKernelEx_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchKernelEx_ptsz);
   ta::zero_out(kernelParams);
   ta::zero_out(extra);
   return td::no_binary(ta::Fn::k_cuLaunchKernelEx_ptsz, nullptr, nullptr);
@@ -7449,6 +8053,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchKernel_ptsz)>(ta::Fn::k_cuLaunchKernel_ptsz);
     return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) : td::no_nvidia_driver(ta::Fn::k_cuLaunchKernel_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLaunchKernel_ptsz);
   ta::zero_out(kernelParams);
   ta::zero_out(extra);
   return td::no_binary(ta::Fn::k_cuLaunchKernel_ptsz, nullptr, nullptr);
@@ -7473,6 +8079,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLibraryEnumerateKernels)>(ta::Fn::k_cuLibraryEnumerateKernels);
     return nv ? nv(kernels, numKernels, lib) : td::no_nvidia_driver(ta::Fn::k_cuLibraryEnumerateKernels);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLibraryEnumerateKernels);
   ta::zero_out(kernels);
   return td::refuse(ta::Fn::k_cuLibraryEnumerateKernels, k_note_cuLibraryEnumerateKernels);
 }
@@ -7496,6 +8104,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLibraryGetGlobal)>(ta::Fn::k_cuLibraryGetGlobal);
     return nv ? nv(dptr, bytes, library, name) : td::no_nvidia_driver(ta::Fn::k_cuLibraryGetGlobal);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLibraryGetGlobal);
   ta::zero_out(dptr);
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuLibraryGetGlobal, k_note_cuLibraryGetGlobal);
@@ -7520,6 +8130,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLibraryGetKernel)>(ta::Fn::k_cuLibraryGetKernel);
     return nv ? nv(pKernel, library, name) : td::no_nvidia_driver(ta::Fn::k_cuLibraryGetKernel);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLibraryGetKernel);
   ta::zero_out(pKernel);
   return td::refuse(ta::Fn::k_cuLibraryGetKernel, k_note_cuLibraryGetKernel);
 }
@@ -7543,6 +8155,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLibraryGetKernelCount)>(ta::Fn::k_cuLibraryGetKernelCount);
     return nv ? nv(count, lib) : td::no_nvidia_driver(ta::Fn::k_cuLibraryGetKernelCount);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLibraryGetKernelCount);
   ta::zero_out(count);
   return td::refuse(ta::Fn::k_cuLibraryGetKernelCount, k_note_cuLibraryGetKernelCount);
 }
@@ -7566,6 +8180,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLibraryGetManaged)>(ta::Fn::k_cuLibraryGetManaged);
     return nv ? nv(dptr, bytes, library, name) : td::no_nvidia_driver(ta::Fn::k_cuLibraryGetManaged);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLibraryGetManaged);
   ta::zero_out(dptr);
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuLibraryGetManaged, k_note_cuLibraryGetManaged);
@@ -7590,6 +8206,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLibraryGetModule)>(ta::Fn::k_cuLibraryGetModule);
     return nv ? nv(pMod, library) : td::no_nvidia_driver(ta::Fn::k_cuLibraryGetModule);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLibraryGetModule);
   ta::zero_out(pMod);
   return td::refuse(ta::Fn::k_cuLibraryGetModule, k_note_cuLibraryGetModule);
 }
@@ -7613,6 +8231,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLibraryGetUnifiedFunction)>(ta::Fn::k_cuLibraryGetUnifiedFunction);
     return nv ? nv(fptr, library, symbol) : td::no_nvidia_driver(ta::Fn::k_cuLibraryGetUnifiedFunction);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLibraryGetUnifiedFunction);
   ta::zero_out(fptr);
   return td::refuse(ta::Fn::k_cuLibraryGetUnifiedFunction, k_note_cuLibraryGetUnifiedFunction);
 }
@@ -7636,6 +8256,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLibraryLoadData)>(ta::Fn::k_cuLibraryLoadData);
     return nv ? nv(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) : td::no_nvidia_driver(ta::Fn::k_cuLibraryLoadData);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLibraryLoadData);
   ta::zero_out(library);
   ta::zero_out(jitOptionsValues);
   ta::zero_out(libraryOptionValues);
@@ -7661,6 +8283,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLibraryLoadFromFile)>(ta::Fn::k_cuLibraryLoadFromFile);
     return nv ? nv(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) : td::no_nvidia_driver(ta::Fn::k_cuLibraryLoadFromFile);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLibraryLoadFromFile);
   ta::zero_out(library);
   ta::zero_out(jitOptionsValues);
   ta::zero_out(libraryOptionValues);
@@ -7686,6 +8310,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLibraryUnload)>(ta::Fn::k_cuLibraryUnload);
     return nv ? nv(library) : td::no_nvidia_driver(ta::Fn::k_cuLibraryUnload);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLibraryUnload);
   return td::refuse(ta::Fn::k_cuLibraryUnload, k_note_cuLibraryUnload);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuLibraryUnload(CUlibrary library) {
@@ -7708,6 +8334,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLinkAddData)>(ta::Fn::k_cuLinkAddData);
     return nv ? nv(state, type, data, size, name, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuLinkAddData);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLinkAddData);
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuLinkAddData, name, nullptr);
 }
@@ -7731,6 +8359,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLinkAddData_v2)>(ta::Fn::k_cuLinkAddData_v2);
     return nv ? nv(state, type, data, size, name, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuLinkAddData_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLinkAddData_v2);
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuLinkAddData_v2, name, nullptr);
 }
@@ -7754,6 +8384,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLinkAddFile)>(ta::Fn::k_cuLinkAddFile);
     return nv ? nv(state, type, path, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuLinkAddFile);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLinkAddFile);
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuLinkAddFile, path, nullptr);
 }
@@ -7777,6 +8409,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLinkAddFile_v2)>(ta::Fn::k_cuLinkAddFile_v2);
     return nv ? nv(state, type, path, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuLinkAddFile_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLinkAddFile_v2);
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuLinkAddFile_v2, path, nullptr);
 }
@@ -7800,6 +8434,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLinkComplete)>(ta::Fn::k_cuLinkComplete);
     return nv ? nv(state, cubinOut, sizeOut) : td::no_nvidia_driver(ta::Fn::k_cuLinkComplete);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLinkComplete);
   ta::zero_out(cubinOut);
   ta::zero_out(sizeOut);
   return td::no_binary(ta::Fn::k_cuLinkComplete, nullptr, nullptr);
@@ -7824,6 +8460,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLinkCreate)>(ta::Fn::k_cuLinkCreate);
     return nv ? nv(numOptions, options, optionValues, stateOut) : td::no_nvidia_driver(ta::Fn::k_cuLinkCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLinkCreate);
   ta::zero_out(optionValues);
   ta::zero_out(stateOut);
   return td::no_binary(ta::Fn::k_cuLinkCreate, nullptr, nullptr);
@@ -7848,6 +8486,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLinkCreate_v2)>(ta::Fn::k_cuLinkCreate_v2);
     return nv ? nv(numOptions, options, optionValues, stateOut) : td::no_nvidia_driver(ta::Fn::k_cuLinkCreate_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLinkCreate_v2);
   ta::zero_out(optionValues);
   ta::zero_out(stateOut);
   return td::no_binary(ta::Fn::k_cuLinkCreate_v2, nullptr, nullptr);
@@ -7872,6 +8512,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLinkDestroy)>(ta::Fn::k_cuLinkDestroy);
     return nv ? nv(state) : td::no_nvidia_driver(ta::Fn::k_cuLinkDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLinkDestroy);
   return td::no_binary(ta::Fn::k_cuLinkDestroy, nullptr, nullptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuLinkDestroy(CUlinkState state) {
@@ -7894,6 +8536,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLogsCurrent)>(ta::Fn::k_cuLogsCurrent);
     return nv ? nv(iterator_out, flags) : td::no_nvidia_driver(ta::Fn::k_cuLogsCurrent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLogsCurrent);
   ta::zero_out(iterator_out);
   return td::refuse(ta::Fn::k_cuLogsCurrent, k_note_cuLogsCurrent);
 }
@@ -7917,6 +8561,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLogsDumpToFile)>(ta::Fn::k_cuLogsDumpToFile);
     return nv ? nv(iterator, pathToFile, flags) : td::no_nvidia_driver(ta::Fn::k_cuLogsDumpToFile);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLogsDumpToFile);
   ta::zero_out(iterator);
   return td::refuse(ta::Fn::k_cuLogsDumpToFile, k_note_cuLogsDumpToFile);
 }
@@ -7940,6 +8586,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLogsDumpToMemory)>(ta::Fn::k_cuLogsDumpToMemory);
     return nv ? nv(iterator, buffer, size, flags) : td::no_nvidia_driver(ta::Fn::k_cuLogsDumpToMemory);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLogsDumpToMemory);
   ta::zero_out(iterator);
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuLogsDumpToMemory, k_note_cuLogsDumpToMemory);
@@ -7964,6 +8612,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLogsRegisterCallback)>(ta::Fn::k_cuLogsRegisterCallback);
     return nv ? nv(callbackFunc, userData, callback_out) : td::no_nvidia_driver(ta::Fn::k_cuLogsRegisterCallback);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLogsRegisterCallback);
   ta::zero_out(callback_out);
   return td::refuse(ta::Fn::k_cuLogsRegisterCallback, k_note_cuLogsRegisterCallback);
 }
@@ -7987,6 +8637,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLogsUnregisterCallback)>(ta::Fn::k_cuLogsUnregisterCallback);
     return nv ? nv(callback) : td::no_nvidia_driver(ta::Fn::k_cuLogsUnregisterCallback);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuLogsUnregisterCallback);
   return td::refuse(ta::Fn::k_cuLogsUnregisterCallback, k_note_cuLogsUnregisterCallback);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuLogsUnregisterCallback(CUlogsCallbackHandle callback) {
@@ -8009,6 +8661,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAdvise)>(ta::Fn::k_cuMemAdvise);
     return nv ? nv(devPtr, count, advice, device) : td::no_nvidia_driver(ta::Fn::k_cuMemAdvise);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAdvise);
   return td::refuse(ta::Fn::k_cuMemAdvise, k_note_cuMemAdvise);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device) {
@@ -8031,6 +8685,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAdvise_v2)>(ta::Fn::k_cuMemAdvise_v2);
     return nv ? nv(devPtr, count, advice, location) : td::no_nvidia_driver(ta::Fn::k_cuMemAdvise_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAdvise_v2);
   return td::refuse(ta::Fn::k_cuMemAdvise_v2, k_note_cuMemAdvise_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location) {
@@ -8053,6 +8709,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAlloc)>(ta::Fn::k_cuMemAlloc);
     return nv ? nv(dptr, bytesize) : td::no_nvidia_driver(ta::Fn::k_cuMemAlloc);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAlloc);
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAlloc, k_note_cuMemAlloc);
 }
@@ -8076,6 +8734,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAllocAsync)>(ta::Fn::k_cuMemAllocAsync);
     return nv ? nv(dptr, bytesize, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAllocAsync);
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAllocAsync, k_note_cuMemAllocAsync);
 }
@@ -8099,6 +8759,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAllocAsync_ptsz)>(ta::Fn::k_cuMemAllocAsync_ptsz);
     return nv ? nv(dptr, bytesize, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAllocAsync_ptsz);
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAllocAsync_ptsz, k_note_cuMemAllocAsync_ptsz);
 }
@@ -8122,6 +8784,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAllocFromPoolAsync)>(ta::Fn::k_cuMemAllocFromPoolAsync);
     return nv ? nv(dptr, bytesize, pool, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocFromPoolAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAllocFromPoolAsync);
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAllocFromPoolAsync, k_note_cuMemAllocFromPoolAsync);
 }
@@ -8145,6 +8809,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAllocFromPoolAsync_ptsz)>(ta::Fn::k_cuMemAllocFromPoolAsync_ptsz);
     return nv ? nv(dptr, bytesize, pool, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocFromPoolAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAllocFromPoolAsync_ptsz);
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAllocFromPoolAsync_ptsz, k_note_cuMemAllocFromPoolAsync_ptsz);
 }
@@ -8168,6 +8834,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAllocHost)>(ta::Fn::k_cuMemAllocHost);
     return nv ? nv(pp, bytesize) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocHost);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAllocHost);
   ta::zero_out(pp);
   return td::refuse(ta::Fn::k_cuMemAllocHost, k_note_cuMemAllocHost);
 }
@@ -8191,6 +8859,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAllocHost_v2)>(ta::Fn::k_cuMemAllocHost_v2);
     return nv ? nv(pp, bytesize) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocHost_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAllocHost_v2);
   return td::forward(ta::Fn::k_cuMemAllocHost_v2, td::driver_table().p_muMemAllocHost_v2, pp, bytesize);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemAllocHost_v2(void ** pp, size_t bytesize) {
@@ -8213,6 +8883,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAllocManaged)>(ta::Fn::k_cuMemAllocManaged);
     return nv ? nv(dptr, bytesize, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocManaged);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAllocManaged);
   return td::forward(ta::Fn::k_cuMemAllocManaged, td::driver_table().p_muMemAllocManaged, dptr, bytesize, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemAllocManaged(CUdeviceptr * dptr, size_t bytesize, unsigned int flags) {
@@ -8235,6 +8907,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAllocPitch)>(ta::Fn::k_cuMemAllocPitch);
     return nv ? nv(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocPitch);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAllocPitch);
   ta::zero_out(dptr);
   ta::zero_out(pPitch);
   return td::refuse(ta::Fn::k_cuMemAllocPitch, k_note_cuMemAllocPitch);
@@ -8259,6 +8933,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAllocPitch_v2)>(ta::Fn::k_cuMemAllocPitch_v2);
     return nv ? nv(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocPitch_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAllocPitch_v2);
   ta::zero_out(dptr);
   ta::zero_out(pPitch);
   return td::refuse(ta::Fn::k_cuMemAllocPitch_v2, k_note_cuMemAllocPitch_v2);
@@ -8283,6 +8959,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemAlloc_v2)>(ta::Fn::k_cuMemAlloc_v2);
     return nv ? nv(dptr, bytesize) : td::no_nvidia_driver(ta::Fn::k_cuMemAlloc_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemAlloc_v2);
   return td::forward(ta::Fn::k_cuMemAlloc_v2, td::driver_table().p_muMemAlloc_v2, dptr, bytesize);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemAlloc_v2(CUdeviceptr * dptr, size_t bytesize) {
@@ -8305,6 +8983,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemBatchDecompressAsync)>(ta::Fn::k_cuMemBatchDecompressAsync);
     return nv ? nv(paramsArray, count, flags, errorIndex, stream) : td::no_nvidia_driver(ta::Fn::k_cuMemBatchDecompressAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemBatchDecompressAsync);
   ta::zero_out(errorIndex);
   return td::refuse(ta::Fn::k_cuMemBatchDecompressAsync, k_note_cuMemBatchDecompressAsync);
 }
@@ -8328,6 +9008,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemBatchDecompressAsync_ptsz)>(ta::Fn::k_cuMemBatchDecompressAsync_ptsz);
     return nv ? nv(paramsArray, count, flags, errorIndex, stream) : td::no_nvidia_driver(ta::Fn::k_cuMemBatchDecompressAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemBatchDecompressAsync_ptsz);
   ta::zero_out(errorIndex);
   return td::refuse(ta::Fn::k_cuMemBatchDecompressAsync_ptsz, k_note_cuMemBatchDecompressAsync_ptsz);
 }
@@ -8351,6 +9033,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemDiscardAndPrefetchBatchAsync)>(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync);
     return nv ? nv(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync);
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   ta::zero_out(prefetchLocIdxs);
@@ -8376,6 +9060,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemDiscardAndPrefetchBatchAsync_ptsz)>(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync_ptsz);
     return nv ? nv(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync_ptsz);
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   ta::zero_out(prefetchLocIdxs);
@@ -8401,6 +9087,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemDiscardBatchAsync)>(ta::Fn::k_cuMemDiscardBatchAsync);
     return nv ? nv(dptrs, sizes, count, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemDiscardBatchAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemDiscardBatchAsync);
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   return td::refuse(ta::Fn::k_cuMemDiscardBatchAsync, k_note_cuMemDiscardBatchAsync);
@@ -8425,6 +9113,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemDiscardBatchAsync_ptsz)>(ta::Fn::k_cuMemDiscardBatchAsync_ptsz);
     return nv ? nv(dptrs, sizes, count, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemDiscardBatchAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemDiscardBatchAsync_ptsz);
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   return td::refuse(ta::Fn::k_cuMemDiscardBatchAsync_ptsz, k_note_cuMemDiscardBatchAsync_ptsz);
@@ -8449,6 +9139,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemFree)>(ta::Fn::k_cuMemFree);
     return nv ? nv(dptr) : td::no_nvidia_driver(ta::Fn::k_cuMemFree);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemFree);
   return td::refuse(ta::Fn::k_cuMemFree, k_note_cuMemFree);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemFree(CUdeviceptr_v1 dptr) {
@@ -8471,6 +9163,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemFreeAsync)>(ta::Fn::k_cuMemFreeAsync);
     return nv ? nv(dptr, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemFreeAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemFreeAsync);
   return td::refuse(ta::Fn::k_cuMemFreeAsync, k_note_cuMemFreeAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
@@ -8493,6 +9187,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemFreeAsync_ptsz)>(ta::Fn::k_cuMemFreeAsync_ptsz);
     return nv ? nv(dptr, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemFreeAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemFreeAsync_ptsz);
   return td::refuse(ta::Fn::k_cuMemFreeAsync_ptsz, k_note_cuMemFreeAsync_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) {
@@ -8515,6 +9211,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemFreeHost)>(ta::Fn::k_cuMemFreeHost);
     return nv ? nv(p) : td::no_nvidia_driver(ta::Fn::k_cuMemFreeHost);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemFreeHost);
   return td::forward(ta::Fn::k_cuMemFreeHost, td::driver_table().p_muMemFreeHost, p);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemFreeHost(void * p) {
@@ -8537,6 +9235,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemFree_v2)>(ta::Fn::k_cuMemFree_v2);
     return nv ? nv(dptr) : td::no_nvidia_driver(ta::Fn::k_cuMemFree_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemFree_v2);
   return td::forward(ta::Fn::k_cuMemFree_v2, td::driver_table().p_muMemFree_v2, dptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemFree_v2(CUdeviceptr dptr) {
@@ -8559,6 +9259,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemGetAccess)>(ta::Fn::k_cuMemGetAccess);
     return nv ? nv(flags, location, ptr) : td::no_nvidia_driver(ta::Fn::k_cuMemGetAccess);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemGetAccess);
   ta::zero_out(flags);
   return td::refuse(ta::Fn::k_cuMemGetAccess, k_note_cuMemGetAccess);
 }
@@ -8582,6 +9284,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemGetDefaultMemPool)>(ta::Fn::k_cuMemGetDefaultMemPool);
     return nv ? nv(pool_out, location, type) : td::no_nvidia_driver(ta::Fn::k_cuMemGetDefaultMemPool);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemGetDefaultMemPool);
   ta::zero_out(pool_out);
   return td::refuse(ta::Fn::k_cuMemGetDefaultMemPool, k_note_cuMemGetDefaultMemPool);
 }
@@ -8605,6 +9309,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemGetHandleForAddressRange)>(ta::Fn::k_cuMemGetHandleForAddressRange);
     return nv ? nv(handle, dptr, size, handleType, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemGetHandleForAddressRange);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemGetHandleForAddressRange);
   return td::refuse(ta::Fn::k_cuMemGetHandleForAddressRange, k_note_cuMemGetHandleForAddressRange);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetHandleForAddressRange(void * handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags) {
@@ -8627,6 +9333,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemGetInfo)>(ta::Fn::k_cuMemGetInfo);
     return nv ? nv(free, total) : td::no_nvidia_driver(ta::Fn::k_cuMemGetInfo);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemGetInfo);
   ta::zero_out(free);
   ta::zero_out(total);
   return td::refuse(ta::Fn::k_cuMemGetInfo, k_note_cuMemGetInfo);
@@ -8651,6 +9359,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemGetInfo_v2)>(ta::Fn::k_cuMemGetInfo_v2);
     return nv ? nv(free, total) : td::no_nvidia_driver(ta::Fn::k_cuMemGetInfo_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemGetInfo_v2);
   return td::forward(ta::Fn::k_cuMemGetInfo_v2, td::driver_table().p_muMemGetInfo_v2, free, total);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetInfo_v2(size_t * free, size_t * total) {
@@ -8673,6 +9383,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemGetMemPool)>(ta::Fn::k_cuMemGetMemPool);
     return nv ? nv(pool, location, type) : td::no_nvidia_driver(ta::Fn::k_cuMemGetMemPool);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemGetMemPool);
   ta::zero_out(pool);
   return td::refuse(ta::Fn::k_cuMemGetMemPool, k_note_cuMemGetMemPool);
 }
@@ -8696,6 +9408,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemHostAlloc)>(ta::Fn::k_cuMemHostAlloc);
     return nv ? nv(pp, bytesize, Flags) : td::no_nvidia_driver(ta::Fn::k_cuMemHostAlloc);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemHostAlloc);
   return td::forward(ta::Fn::k_cuMemHostAlloc, td::driver_table().p_muMemHostAlloc, pp, bytesize, Flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemHostAlloc(void ** pp, size_t bytesize, unsigned int Flags) {
@@ -8718,6 +9432,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemHostGetDevicePointer)>(ta::Fn::k_cuMemHostGetDevicePointer);
     return nv ? nv(pdptr, p, Flags) : td::no_nvidia_driver(ta::Fn::k_cuMemHostGetDevicePointer);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemHostGetDevicePointer);
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuMemHostGetDevicePointer, k_note_cuMemHostGetDevicePointer);
 }
@@ -8741,6 +9457,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemHostGetDevicePointer_v2)>(ta::Fn::k_cuMemHostGetDevicePointer_v2);
     return nv ? nv(pdptr, p, Flags) : td::no_nvidia_driver(ta::Fn::k_cuMemHostGetDevicePointer_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemHostGetDevicePointer_v2);
   return td::forward(ta::Fn::k_cuMemHostGetDevicePointer_v2, td::driver_table().p_muMemHostGetDevicePointer_v2, pdptr, p, Flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemHostGetDevicePointer_v2(CUdeviceptr * pdptr, void * p, unsigned int Flags) {
@@ -8763,6 +9481,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemHostGetFlags)>(ta::Fn::k_cuMemHostGetFlags);
     return nv ? nv(pFlags, p) : td::no_nvidia_driver(ta::Fn::k_cuMemHostGetFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemHostGetFlags);
   ta::zero_out(pFlags);
   return td::refuse(ta::Fn::k_cuMemHostGetFlags, k_note_cuMemHostGetFlags);
 }
@@ -8786,6 +9506,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemHostRegister)>(ta::Fn::k_cuMemHostRegister);
     return nv ? nv(p, bytesize, Flags) : td::no_nvidia_driver(ta::Fn::k_cuMemHostRegister);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemHostRegister);
   return td::forward(ta::Fn::k_cuMemHostRegister, td::driver_table().p_muMemHostRegister_v2, p, bytesize, Flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemHostRegister(void * p, size_t bytesize, unsigned int Flags) {
@@ -8808,6 +9530,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemHostRegister_v2)>(ta::Fn::k_cuMemHostRegister_v2);
     return nv ? nv(p, bytesize, Flags) : td::no_nvidia_driver(ta::Fn::k_cuMemHostRegister_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemHostRegister_v2);
   return td::forward(ta::Fn::k_cuMemHostRegister_v2, td::driver_table().p_muMemHostRegister_v2, p, bytesize, Flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemHostRegister_v2(void * p, size_t bytesize, unsigned int Flags) {
@@ -8830,6 +9554,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemHostUnregister)>(ta::Fn::k_cuMemHostUnregister);
     return nv ? nv(p) : td::no_nvidia_driver(ta::Fn::k_cuMemHostUnregister);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemHostUnregister);
   return td::forward(ta::Fn::k_cuMemHostUnregister, td::driver_table().p_muMemHostUnregister, p);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemHostUnregister(void * p) {
@@ -8852,6 +9578,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemMapArrayAsync)>(ta::Fn::k_cuMemMapArrayAsync);
     return nv ? nv(mapInfoList, count, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemMapArrayAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemMapArrayAsync);
   return td::refuse(ta::Fn::k_cuMemMapArrayAsync, k_note_cuMemMapArrayAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemMapArrayAsync(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream) {
@@ -8874,6 +9602,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemMapArrayAsync_ptsz)>(ta::Fn::k_cuMemMapArrayAsync_ptsz);
     return nv ? nv(mapInfoList, count, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemMapArrayAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemMapArrayAsync_ptsz);
   return td::refuse(ta::Fn::k_cuMemMapArrayAsync_ptsz, k_note_cuMemMapArrayAsync_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemMapArrayAsync_ptsz(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream) {
@@ -8896,6 +9626,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPoolCreate)>(ta::Fn::k_cuMemPoolCreate);
     return nv ? nv(pool, poolProps) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPoolCreate);
   ta::zero_out(pool);
   return td::refuse(ta::Fn::k_cuMemPoolCreate, k_note_cuMemPoolCreate);
 }
@@ -8919,6 +9651,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPoolDestroy)>(ta::Fn::k_cuMemPoolDestroy);
     return nv ? nv(pool) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPoolDestroy);
   return td::refuse(ta::Fn::k_cuMemPoolDestroy, k_note_cuMemPoolDestroy);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolDestroy(CUmemoryPool pool) {
@@ -8941,6 +9675,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPoolExportPointer)>(ta::Fn::k_cuMemPoolExportPointer);
     return nv ? nv(shareData_out, ptr) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolExportPointer);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPoolExportPointer);
   return td::refuse(ta::Fn::k_cuMemPoolExportPointer, k_note_cuMemPoolExportPointer);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolExportPointer(CUmemPoolPtrExportData * shareData_out, CUdeviceptr ptr) {
@@ -8963,6 +9699,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPoolExportToShareableHandle)>(ta::Fn::k_cuMemPoolExportToShareableHandle);
     return nv ? nv(handle_out, pool, handleType, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolExportToShareableHandle);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPoolExportToShareableHandle);
   return td::refuse(ta::Fn::k_cuMemPoolExportToShareableHandle, k_note_cuMemPoolExportToShareableHandle);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolExportToShareableHandle(void * handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags) {
@@ -8985,6 +9723,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPoolGetAccess)>(ta::Fn::k_cuMemPoolGetAccess);
     return nv ? nv(flags, memPool, location) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolGetAccess);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPoolGetAccess);
   return td::refuse(ta::Fn::k_cuMemPoolGetAccess, k_note_cuMemPoolGetAccess);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolGetAccess(CUmemAccess_flags * flags, CUmemoryPool memPool, CUmemLocation * location) {
@@ -9007,6 +9747,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPoolGetAttribute)>(ta::Fn::k_cuMemPoolGetAttribute);
     return nv ? nv(pool, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolGetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPoolGetAttribute);
   return td::refuse(ta::Fn::k_cuMemPoolGetAttribute, k_note_cuMemPoolGetAttribute);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value) {
@@ -9029,6 +9771,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPoolImportFromShareableHandle)>(ta::Fn::k_cuMemPoolImportFromShareableHandle);
     return nv ? nv(pool_out, handle, handleType, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolImportFromShareableHandle);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPoolImportFromShareableHandle);
   ta::zero_out(pool_out);
   return td::refuse(ta::Fn::k_cuMemPoolImportFromShareableHandle, k_note_cuMemPoolImportFromShareableHandle);
 }
@@ -9052,6 +9796,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPoolImportPointer)>(ta::Fn::k_cuMemPoolImportPointer);
     return nv ? nv(ptr_out, pool, shareData) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolImportPointer);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPoolImportPointer);
   ta::zero_out(ptr_out);
   return td::refuse(ta::Fn::k_cuMemPoolImportPointer, k_note_cuMemPoolImportPointer);
 }
@@ -9075,6 +9821,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPoolSetAccess)>(ta::Fn::k_cuMemPoolSetAccess);
     return nv ? nv(pool, map, count) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolSetAccess);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPoolSetAccess);
   return td::refuse(ta::Fn::k_cuMemPoolSetAccess, k_note_cuMemPoolSetAccess);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc * map, size_t count) {
@@ -9097,6 +9845,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPoolSetAttribute)>(ta::Fn::k_cuMemPoolSetAttribute);
     return nv ? nv(pool, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolSetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPoolSetAttribute);
   return td::refuse(ta::Fn::k_cuMemPoolSetAttribute, k_note_cuMemPoolSetAttribute);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value) {
@@ -9119,6 +9869,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPoolTrimTo)>(ta::Fn::k_cuMemPoolTrimTo);
     return nv ? nv(pool, minBytesToKeep) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolTrimTo);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPoolTrimTo);
   return td::refuse(ta::Fn::k_cuMemPoolTrimTo, k_note_cuMemPoolTrimTo);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) {
@@ -9141,6 +9893,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPrefetchAsync)>(ta::Fn::k_cuMemPrefetchAsync);
     return nv ? nv(devPtr, count, dstDevice, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemPrefetchAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPrefetchAsync);
   return td::refuse(ta::Fn::k_cuMemPrefetchAsync, k_note_cuMemPrefetchAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
@@ -9163,6 +9917,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPrefetchAsync_ptsz)>(ta::Fn::k_cuMemPrefetchAsync_ptsz);
     return nv ? nv(devPtr, count, dstDevice, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemPrefetchAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPrefetchAsync_ptsz);
   return td::refuse(ta::Fn::k_cuMemPrefetchAsync_ptsz, k_note_cuMemPrefetchAsync_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
@@ -9185,6 +9941,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPrefetchAsync_v2)>(ta::Fn::k_cuMemPrefetchAsync_v2);
     return nv ? nv(devPtr, count, location, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemPrefetchAsync_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPrefetchAsync_v2);
   return td::refuse(ta::Fn::k_cuMemPrefetchAsync_v2, k_note_cuMemPrefetchAsync_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) {
@@ -9207,6 +9965,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPrefetchAsync_v2_ptsz)>(ta::Fn::k_cuMemPrefetchAsync_v2_ptsz);
     return nv ? nv(devPtr, count, location, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemPrefetchAsync_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPrefetchAsync_v2_ptsz);
   return td::refuse(ta::Fn::k_cuMemPrefetchAsync_v2_ptsz, k_note_cuMemPrefetchAsync_v2_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) {
@@ -9229,6 +9989,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPrefetchBatchAsync)>(ta::Fn::k_cuMemPrefetchBatchAsync);
     return nv ? nv(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemPrefetchBatchAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPrefetchBatchAsync);
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   ta::zero_out(prefetchLocIdxs);
@@ -9254,6 +10016,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemPrefetchBatchAsync_ptsz)>(ta::Fn::k_cuMemPrefetchBatchAsync_ptsz);
     return nv ? nv(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemPrefetchBatchAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemPrefetchBatchAsync_ptsz);
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   ta::zero_out(prefetchLocIdxs);
@@ -9279,6 +10043,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemRangeGetAttribute)>(ta::Fn::k_cuMemRangeGetAttribute);
     return nv ? nv(data, dataSize, attribute, devPtr, count) : td::no_nvidia_driver(ta::Fn::k_cuMemRangeGetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemRangeGetAttribute);
   return td::refuse(ta::Fn::k_cuMemRangeGetAttribute, k_note_cuMemRangeGetAttribute);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemRangeGetAttribute(void * data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count) {
@@ -9301,6 +10067,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemRangeGetAttributes)>(ta::Fn::k_cuMemRangeGetAttributes);
     return nv ? nv(data, dataSizes, attributes, numAttributes, devPtr, count) : td::no_nvidia_driver(ta::Fn::k_cuMemRangeGetAttributes);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemRangeGetAttributes);
   ta::zero_out(data);
   ta::zero_out(dataSizes);
   return td::refuse(ta::Fn::k_cuMemRangeGetAttributes, k_note_cuMemRangeGetAttributes);
@@ -9325,6 +10093,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemSetMemPool)>(ta::Fn::k_cuMemSetMemPool);
     return nv ? nv(location, type, pool) : td::no_nvidia_driver(ta::Fn::k_cuMemSetMemPool);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemSetMemPool);
   return td::refuse(ta::Fn::k_cuMemSetMemPool, k_note_cuMemSetMemPool);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemSetMemPool(CUmemLocation * location, CUmemAllocationType type, CUmemoryPool pool) {
@@ -9347,6 +10117,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy)>(ta::Fn::k_cuMemcpy);
     return nv ? nv(dst, src, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy);
   return td::forward(ta::Fn::k_cuMemcpy, td::driver_table().p_muMemcpy, dst, src, ByteCount);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
@@ -9369,6 +10141,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2D)>(ta::Fn::k_cuMemcpy2D);
     return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2D);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy2D);
   return td::refuse(ta::Fn::k_cuMemcpy2D, k_note_cuMemcpy2D);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2D(const CUDA_MEMCPY2D_v1 * pCopy) {
@@ -9391,6 +10165,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2DAsync)>(ta::Fn::k_cuMemcpy2DAsync);
     return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2DAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy2DAsync);
   return td::refuse(ta::Fn::k_cuMemcpy2DAsync, k_note_cuMemcpy2DAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 * pCopy, CUstream hStream) {
@@ -9413,6 +10189,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2DAsync_v2)>(ta::Fn::k_cuMemcpy2DAsync_v2);
     return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2DAsync_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy2DAsync_v2);
   return td::refuse(ta::Fn::k_cuMemcpy2DAsync_v2, k_note_cuMemcpy2DAsync_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D * pCopy, CUstream hStream) {
@@ -9435,6 +10213,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2DAsync_v2_ptsz)>(ta::Fn::k_cuMemcpy2DAsync_v2_ptsz);
     return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2DAsync_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy2DAsync_v2_ptsz);
   return td::refuse(ta::Fn::k_cuMemcpy2DAsync_v2_ptsz, k_note_cuMemcpy2DAsync_v2_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D * pCopy, CUstream hStream) {
@@ -9457,6 +10237,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2DUnaligned)>(ta::Fn::k_cuMemcpy2DUnaligned);
     return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2DUnaligned);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy2DUnaligned);
   return td::refuse(ta::Fn::k_cuMemcpy2DUnaligned, k_note_cuMemcpy2DUnaligned);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 * pCopy) {
@@ -9479,6 +10261,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2DUnaligned_v2)>(ta::Fn::k_cuMemcpy2DUnaligned_v2);
     return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2DUnaligned_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy2DUnaligned_v2);
   return td::refuse(ta::Fn::k_cuMemcpy2DUnaligned_v2, k_note_cuMemcpy2DUnaligned_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D * pCopy) {
@@ -9501,6 +10285,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2DUnaligned_v2_ptds)>(ta::Fn::k_cuMemcpy2DUnaligned_v2_ptds);
     return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2DUnaligned_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy2DUnaligned_v2_ptds);
   return td::refuse(ta::Fn::k_cuMemcpy2DUnaligned_v2_ptds, k_note_cuMemcpy2DUnaligned_v2_ptds);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D * pCopy) {
@@ -9523,6 +10309,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2D_v2)>(ta::Fn::k_cuMemcpy2D_v2);
     return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2D_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy2D_v2);
   return td::refuse(ta::Fn::k_cuMemcpy2D_v2, k_note_cuMemcpy2D_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2D_v2(const CUDA_MEMCPY2D * pCopy) {
@@ -9545,6 +10333,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2D_v2_ptds)>(ta::Fn::k_cuMemcpy2D_v2_ptds);
     return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2D_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy2D_v2_ptds);
   return td::refuse(ta::Fn::k_cuMemcpy2D_v2_ptds, k_note_cuMemcpy2D_v2_ptds);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D * pCopy) {
@@ -9567,6 +10357,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3D)>(ta::Fn::k_cuMemcpy3D);
     return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3D);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3D);
   return td::refuse(ta::Fn::k_cuMemcpy3D, k_note_cuMemcpy3D);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3D(const CUDA_MEMCPY3D_v1 * pCopy) {
@@ -9589,6 +10381,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DAsync)>(ta::Fn::k_cuMemcpy3DAsync);
     return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DAsync);
   return td::refuse(ta::Fn::k_cuMemcpy3DAsync, k_note_cuMemcpy3DAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 * pCopy, CUstream hStream) {
@@ -9611,6 +10405,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DAsync_v2)>(ta::Fn::k_cuMemcpy3DAsync_v2);
     return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DAsync_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DAsync_v2);
   return td::refuse(ta::Fn::k_cuMemcpy3DAsync_v2, k_note_cuMemcpy3DAsync_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D * pCopy, CUstream hStream) {
@@ -9633,6 +10429,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DAsync_v2_ptsz)>(ta::Fn::k_cuMemcpy3DAsync_v2_ptsz);
     return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DAsync_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DAsync_v2_ptsz);
   return td::refuse(ta::Fn::k_cuMemcpy3DAsync_v2_ptsz, k_note_cuMemcpy3DAsync_v2_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D * pCopy, CUstream hStream) {
@@ -9655,6 +10453,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DBatchAsync)>(ta::Fn::k_cuMemcpy3DBatchAsync);
     return nv ? nv(numOps, opList, failIdx, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DBatchAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DBatchAsync);
   ta::zero_out(failIdx);
   return td::refuse(ta::Fn::k_cuMemcpy3DBatchAsync, k_note_cuMemcpy3DBatchAsync);
 }
@@ -9678,6 +10478,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DBatchAsync_ptsz)>(ta::Fn::k_cuMemcpy3DBatchAsync_ptsz);
     return nv ? nv(numOps, opList, failIdx, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DBatchAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DBatchAsync_ptsz);
   ta::zero_out(failIdx);
   return td::refuse(ta::Fn::k_cuMemcpy3DBatchAsync_ptsz, k_note_cuMemcpy3DBatchAsync_ptsz);
 }
@@ -9701,6 +10503,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DBatchAsync_v2)>(ta::Fn::k_cuMemcpy3DBatchAsync_v2);
     return nv ? nv(numOps, opList, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DBatchAsync_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DBatchAsync_v2);
   return td::refuse(ta::Fn::k_cuMemcpy3DBatchAsync_v2, k_note_cuMemcpy3DBatchAsync_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream) {
@@ -9723,6 +10527,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DBatchAsync_v2_ptsz)>(ta::Fn::k_cuMemcpy3DBatchAsync_v2_ptsz);
     return nv ? nv(numOps, opList, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DBatchAsync_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DBatchAsync_v2_ptsz);
   return td::refuse(ta::Fn::k_cuMemcpy3DBatchAsync_v2_ptsz, k_note_cuMemcpy3DBatchAsync_v2_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream) {
@@ -9745,6 +10551,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DPeer)>(ta::Fn::k_cuMemcpy3DPeer);
     return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DPeer);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DPeer);
   return td::refuse(ta::Fn::k_cuMemcpy3DPeer, k_note_cuMemcpy3DPeer);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER * pCopy) {
@@ -9767,6 +10575,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DPeerAsync)>(ta::Fn::k_cuMemcpy3DPeerAsync);
     return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DPeerAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DPeerAsync);
   return td::refuse(ta::Fn::k_cuMemcpy3DPeerAsync, k_note_cuMemcpy3DPeerAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream) {
@@ -9789,6 +10599,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DPeerAsync_ptsz)>(ta::Fn::k_cuMemcpy3DPeerAsync_ptsz);
     return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DPeerAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DPeerAsync_ptsz);
   return td::refuse(ta::Fn::k_cuMemcpy3DPeerAsync_ptsz, k_note_cuMemcpy3DPeerAsync_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream) {
@@ -9811,6 +10623,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DPeer_ptds)>(ta::Fn::k_cuMemcpy3DPeer_ptds);
     return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DPeer_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DPeer_ptds);
   return td::refuse(ta::Fn::k_cuMemcpy3DPeer_ptds, k_note_cuMemcpy3DPeer_ptds);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER * pCopy) {
@@ -9833,6 +10647,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DWithAttributesAsync)>(ta::Fn::k_cuMemcpy3DWithAttributesAsync);
     return nv ? nv(op, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DWithAttributesAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DWithAttributesAsync);
   return td::refuse(ta::Fn::k_cuMemcpy3DWithAttributesAsync, k_note_cuMemcpy3DWithAttributesAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DWithAttributesAsync(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream) {
@@ -9855,6 +10671,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DWithAttributesAsync_ptsz)>(ta::Fn::k_cuMemcpy3DWithAttributesAsync_ptsz);
     return nv ? nv(op, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DWithAttributesAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3DWithAttributesAsync_ptsz);
   return td::refuse(ta::Fn::k_cuMemcpy3DWithAttributesAsync_ptsz, k_note_cuMemcpy3DWithAttributesAsync_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DWithAttributesAsync_ptsz(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream) {
@@ -9877,6 +10695,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3D_v2)>(ta::Fn::k_cuMemcpy3D_v2);
     return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3D_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3D_v2);
   return td::refuse(ta::Fn::k_cuMemcpy3D_v2, k_note_cuMemcpy3D_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3D_v2(const CUDA_MEMCPY3D * pCopy) {
@@ -9899,6 +10719,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3D_v2_ptds)>(ta::Fn::k_cuMemcpy3D_v2_ptds);
     return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3D_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy3D_v2_ptds);
   return td::refuse(ta::Fn::k_cuMemcpy3D_v2_ptds, k_note_cuMemcpy3D_v2_ptds);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D * pCopy) {
@@ -9921,6 +10743,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAsync)>(ta::Fn::k_cuMemcpyAsync);
     return nv ? nv(dst, src, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAsync);
   return td::forward(ta::Fn::k_cuMemcpyAsync, td::driver_table().p_muMemcpyAsync, dst, src, ByteCount, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
@@ -9943,6 +10767,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAsync_ptsz)>(ta::Fn::k_cuMemcpyAsync_ptsz);
     return nv ? nv(dst, src, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAsync_ptsz);
   return td::forward(ta::Fn::k_cuMemcpyAsync_ptsz, td::driver_table().p_muMemcpyAsync, dst, src, ByteCount, td::per_thread_stream(hStream));
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
@@ -9965,6 +10791,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoA)>(ta::Fn::k_cuMemcpyAtoA);
     return nv ? nv(dstArray, dstOffset, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoA);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAtoA);
   return td::refuse(ta::Fn::k_cuMemcpyAtoA, k_note_cuMemcpyAtoA);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
@@ -9987,6 +10815,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoA_v2)>(ta::Fn::k_cuMemcpyAtoA_v2);
     return nv ? nv(dstArray, dstOffset, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoA_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAtoA_v2);
   return td::refuse(ta::Fn::k_cuMemcpyAtoA_v2, k_note_cuMemcpyAtoA_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
@@ -10009,6 +10839,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoA_v2_ptds)>(ta::Fn::k_cuMemcpyAtoA_v2_ptds);
     return nv ? nv(dstArray, dstOffset, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoA_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAtoA_v2_ptds);
   return td::refuse(ta::Fn::k_cuMemcpyAtoA_v2_ptds, k_note_cuMemcpyAtoA_v2_ptds);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
@@ -10031,6 +10863,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoD)>(ta::Fn::k_cuMemcpyAtoD);
     return nv ? nv(dstDevice, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoD);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAtoD);
   return td::refuse(ta::Fn::k_cuMemcpyAtoD, k_note_cuMemcpyAtoD);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
@@ -10053,6 +10887,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoD_v2)>(ta::Fn::k_cuMemcpyAtoD_v2);
     return nv ? nv(dstDevice, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoD_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAtoD_v2);
   return td::refuse(ta::Fn::k_cuMemcpyAtoD_v2, k_note_cuMemcpyAtoD_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
@@ -10075,6 +10911,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoD_v2_ptds)>(ta::Fn::k_cuMemcpyAtoD_v2_ptds);
     return nv ? nv(dstDevice, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoD_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAtoD_v2_ptds);
   return td::refuse(ta::Fn::k_cuMemcpyAtoD_v2_ptds, k_note_cuMemcpyAtoD_v2_ptds);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
@@ -10097,6 +10935,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoH)>(ta::Fn::k_cuMemcpyAtoH);
     return nv ? nv(dstHost, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoH);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAtoH);
   return td::refuse(ta::Fn::k_cuMemcpyAtoH, k_note_cuMemcpyAtoH);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoH(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
@@ -10119,6 +10959,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoHAsync)>(ta::Fn::k_cuMemcpyAtoHAsync);
     return nv ? nv(dstHost, srcArray, srcOffset, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoHAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAtoHAsync);
   return td::refuse(ta::Fn::k_cuMemcpyAtoHAsync, k_note_cuMemcpyAtoHAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoHAsync(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount, CUstream hStream) {
@@ -10141,6 +10983,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoHAsync_v2)>(ta::Fn::k_cuMemcpyAtoHAsync_v2);
     return nv ? nv(dstHost, srcArray, srcOffset, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoHAsync_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAtoHAsync_v2);
   return td::refuse(ta::Fn::k_cuMemcpyAtoHAsync_v2, k_note_cuMemcpyAtoHAsync_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoHAsync_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) {
@@ -10163,6 +11007,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoHAsync_v2_ptsz)>(ta::Fn::k_cuMemcpyAtoHAsync_v2_ptsz);
     return nv ? nv(dstHost, srcArray, srcOffset, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoHAsync_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAtoHAsync_v2_ptsz);
   return td::refuse(ta::Fn::k_cuMemcpyAtoHAsync_v2_ptsz, k_note_cuMemcpyAtoHAsync_v2_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoHAsync_v2_ptsz(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) {
@@ -10185,6 +11031,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoH_v2)>(ta::Fn::k_cuMemcpyAtoH_v2);
     return nv ? nv(dstHost, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoH_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAtoH_v2);
   return td::refuse(ta::Fn::k_cuMemcpyAtoH_v2, k_note_cuMemcpyAtoH_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoH_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
@@ -10207,6 +11055,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoH_v2_ptds)>(ta::Fn::k_cuMemcpyAtoH_v2_ptds);
     return nv ? nv(dstHost, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoH_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyAtoH_v2_ptds);
   return td::refuse(ta::Fn::k_cuMemcpyAtoH_v2_ptds, k_note_cuMemcpyAtoH_v2_ptds);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoH_v2_ptds(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
@@ -10229,6 +11079,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyBatchAsync)>(ta::Fn::k_cuMemcpyBatchAsync);
     return nv ? nv(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyBatchAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyBatchAsync);
   ta::zero_out(dsts);
   ta::zero_out(srcs);
   ta::zero_out(sizes);
@@ -10256,6 +11108,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyBatchAsync_ptsz)>(ta::Fn::k_cuMemcpyBatchAsync_ptsz);
     return nv ? nv(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyBatchAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyBatchAsync_ptsz);
   ta::zero_out(dsts);
   ta::zero_out(srcs);
   ta::zero_out(sizes);
@@ -10283,6 +11137,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyBatchAsync_v2)>(ta::Fn::k_cuMemcpyBatchAsync_v2);
     return nv ? nv(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyBatchAsync_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyBatchAsync_v2);
   ta::zero_out(dsts);
   ta::zero_out(srcs);
   ta::zero_out(sizes);
@@ -10309,6 +11165,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyBatchAsync_v2_ptsz)>(ta::Fn::k_cuMemcpyBatchAsync_v2_ptsz);
     return nv ? nv(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyBatchAsync_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyBatchAsync_v2_ptsz);
   ta::zero_out(dsts);
   ta::zero_out(srcs);
   ta::zero_out(sizes);
@@ -10335,6 +11193,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoA)>(ta::Fn::k_cuMemcpyDtoA);
     return nv ? nv(dstArray, dstOffset, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoA);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoA);
   return td::refuse(ta::Fn::k_cuMemcpyDtoA, k_note_cuMemcpyDtoA);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
@@ -10357,6 +11217,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoA_v2)>(ta::Fn::k_cuMemcpyDtoA_v2);
     return nv ? nv(dstArray, dstOffset, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoA_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoA_v2);
   return td::refuse(ta::Fn::k_cuMemcpyDtoA_v2, k_note_cuMemcpyDtoA_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) {
@@ -10379,6 +11241,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoA_v2_ptds)>(ta::Fn::k_cuMemcpyDtoA_v2_ptds);
     return nv ? nv(dstArray, dstOffset, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoA_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoA_v2_ptds);
   return td::refuse(ta::Fn::k_cuMemcpyDtoA_v2_ptds, k_note_cuMemcpyDtoA_v2_ptds);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) {
@@ -10401,6 +11265,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoD)>(ta::Fn::k_cuMemcpyDtoD);
     return nv ? nv(dstDevice, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoD);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoD);
   return td::refuse(ta::Fn::k_cuMemcpyDtoD, k_note_cuMemcpyDtoD);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
@@ -10423,6 +11289,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoDAsync)>(ta::Fn::k_cuMemcpyDtoDAsync);
     return nv ? nv(dstDevice, srcDevice, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoDAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoDAsync);
   return td::refuse(ta::Fn::k_cuMemcpyDtoDAsync, k_note_cuMemcpyDtoDAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream) {
@@ -10445,6 +11313,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoDAsync_v2)>(ta::Fn::k_cuMemcpyDtoDAsync_v2);
     return nv ? nv(dstDevice, srcDevice, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoDAsync_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoDAsync_v2);
   return td::forward(ta::Fn::k_cuMemcpyDtoDAsync_v2, td::driver_table().p_muMemcpyDtoDAsync_v2, dstDevice, srcDevice, ByteCount, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
@@ -10467,6 +11337,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoDAsync_v2_ptsz)>(ta::Fn::k_cuMemcpyDtoDAsync_v2_ptsz);
     return nv ? nv(dstDevice, srcDevice, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoDAsync_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoDAsync_v2_ptsz);
   return td::forward(ta::Fn::k_cuMemcpyDtoDAsync_v2_ptsz, td::driver_table().p_muMemcpyDtoDAsync_v2, dstDevice, srcDevice, ByteCount, td::per_thread_stream(hStream));
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
@@ -10489,6 +11361,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoD_v2)>(ta::Fn::k_cuMemcpyDtoD_v2);
     return nv ? nv(dstDevice, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoD_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoD_v2);
   return td::forward(ta::Fn::k_cuMemcpyDtoD_v2, td::driver_table().p_muMemcpyDtoD_v2, dstDevice, srcDevice, ByteCount);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
@@ -10511,6 +11385,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoD_v2_ptds)>(ta::Fn::k_cuMemcpyDtoD_v2_ptds);
     return nv ? nv(dstDevice, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoD_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoD_v2_ptds);
   return td::forward(ta::Fn::k_cuMemcpyDtoD_v2_ptds, td::driver_table().p_muMemcpyDtoD_v2, dstDevice, srcDevice, ByteCount);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
@@ -10533,6 +11409,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoH)>(ta::Fn::k_cuMemcpyDtoH);
     return nv ? nv(dstHost, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoH);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoH);
   return td::refuse(ta::Fn::k_cuMemcpyDtoH, k_note_cuMemcpyDtoH);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoH(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
@@ -10555,6 +11433,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoHAsync)>(ta::Fn::k_cuMemcpyDtoHAsync);
     return nv ? nv(dstHost, srcDevice, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoHAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoHAsync);
   return td::refuse(ta::Fn::k_cuMemcpyDtoHAsync, k_note_cuMemcpyDtoHAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoHAsync(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream) {
@@ -10577,6 +11457,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoHAsync_v2)>(ta::Fn::k_cuMemcpyDtoHAsync_v2);
     return nv ? nv(dstHost, srcDevice, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoHAsync_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoHAsync_v2);
   return td::forward(ta::Fn::k_cuMemcpyDtoHAsync_v2, td::driver_table().p_muMemcpyDtoHAsync_v2, dstHost, srcDevice, ByteCount, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoHAsync_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
@@ -10599,6 +11481,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoHAsync_v2_ptsz)>(ta::Fn::k_cuMemcpyDtoHAsync_v2_ptsz);
     return nv ? nv(dstHost, srcDevice, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoHAsync_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoHAsync_v2_ptsz);
   return td::forward(ta::Fn::k_cuMemcpyDtoHAsync_v2_ptsz, td::driver_table().p_muMemcpyDtoHAsync_v2, dstHost, srcDevice, ByteCount, td::per_thread_stream(hStream));
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoHAsync_v2_ptsz(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
@@ -10621,6 +11505,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoH_v2)>(ta::Fn::k_cuMemcpyDtoH_v2);
     return nv ? nv(dstHost, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoH_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoH_v2);
   return td::forward(ta::Fn::k_cuMemcpyDtoH_v2, td::driver_table().p_muMemcpyDtoH_v2, dstHost, srcDevice, ByteCount);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoH_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
@@ -10643,6 +11529,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoH_v2_ptds)>(ta::Fn::k_cuMemcpyDtoH_v2_ptds);
     return nv ? nv(dstHost, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoH_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyDtoH_v2_ptds);
   return td::forward(ta::Fn::k_cuMemcpyDtoH_v2_ptds, td::driver_table().p_muMemcpyDtoH_v2, dstHost, srcDevice, ByteCount);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoH_v2_ptds(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
@@ -10665,6 +11553,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoA)>(ta::Fn::k_cuMemcpyHtoA);
     return nv ? nv(dstArray, dstOffset, srcHost, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoA);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyHtoA);
   return td::refuse(ta::Fn::k_cuMemcpyHtoA, k_note_cuMemcpyHtoA);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount) {
@@ -10687,6 +11577,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoAAsync)>(ta::Fn::k_cuMemcpyHtoAAsync);
     return nv ? nv(dstArray, dstOffset, srcHost, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoAAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyHtoAAsync);
   return td::refuse(ta::Fn::k_cuMemcpyHtoAAsync, k_note_cuMemcpyHtoAAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount, CUstream hStream) {
@@ -10709,6 +11601,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoAAsync_v2)>(ta::Fn::k_cuMemcpyHtoAAsync_v2);
     return nv ? nv(dstArray, dstOffset, srcHost, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoAAsync_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyHtoAAsync_v2);
   return td::refuse(ta::Fn::k_cuMemcpyHtoAAsync_v2, k_note_cuMemcpyHtoAAsync_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream) {
@@ -10731,6 +11625,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoAAsync_v2_ptsz)>(ta::Fn::k_cuMemcpyHtoAAsync_v2_ptsz);
     return nv ? nv(dstArray, dstOffset, srcHost, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoAAsync_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyHtoAAsync_v2_ptsz);
   return td::refuse(ta::Fn::k_cuMemcpyHtoAAsync_v2_ptsz, k_note_cuMemcpyHtoAAsync_v2_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream) {
@@ -10753,6 +11649,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoA_v2)>(ta::Fn::k_cuMemcpyHtoA_v2);
     return nv ? nv(dstArray, dstOffset, srcHost, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoA_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyHtoA_v2);
   return td::refuse(ta::Fn::k_cuMemcpyHtoA_v2, k_note_cuMemcpyHtoA_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount) {
@@ -10775,6 +11673,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoA_v2_ptds)>(ta::Fn::k_cuMemcpyHtoA_v2_ptds);
     return nv ? nv(dstArray, dstOffset, srcHost, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoA_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyHtoA_v2_ptds);
   return td::refuse(ta::Fn::k_cuMemcpyHtoA_v2_ptds, k_note_cuMemcpyHtoA_v2_ptds);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount) {
@@ -10797,6 +11697,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoD)>(ta::Fn::k_cuMemcpyHtoD);
     return nv ? nv(dstDevice, srcHost, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoD);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyHtoD);
   return td::refuse(ta::Fn::k_cuMemcpyHtoD, k_note_cuMemcpyHtoD);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount) {
@@ -10819,6 +11721,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoDAsync)>(ta::Fn::k_cuMemcpyHtoDAsync);
     return nv ? nv(dstDevice, srcHost, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoDAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyHtoDAsync);
   return td::refuse(ta::Fn::k_cuMemcpyHtoDAsync, k_note_cuMemcpyHtoDAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount, CUstream hStream) {
@@ -10841,6 +11745,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoDAsync_v2)>(ta::Fn::k_cuMemcpyHtoDAsync_v2);
     return nv ? nv(dstDevice, srcHost, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoDAsync_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyHtoDAsync_v2);
   return td::forward(ta::Fn::k_cuMemcpyHtoDAsync_v2, td::driver_table().p_muMemcpyHtoDAsync_v2, dstDevice, srcHost, ByteCount, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream) {
@@ -10863,6 +11769,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoDAsync_v2_ptsz)>(ta::Fn::k_cuMemcpyHtoDAsync_v2_ptsz);
     return nv ? nv(dstDevice, srcHost, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoDAsync_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyHtoDAsync_v2_ptsz);
   return td::forward(ta::Fn::k_cuMemcpyHtoDAsync_v2_ptsz, td::driver_table().p_muMemcpyHtoDAsync_v2, dstDevice, srcHost, ByteCount, td::per_thread_stream(hStream));
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream) {
@@ -10885,6 +11793,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoD_v2)>(ta::Fn::k_cuMemcpyHtoD_v2);
     return nv ? nv(dstDevice, srcHost, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoD_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyHtoD_v2);
   return td::forward(ta::Fn::k_cuMemcpyHtoD_v2, td::driver_table().p_muMemcpyHtoD_v2, dstDevice, srcHost, ByteCount);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount) {
@@ -10907,6 +11817,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoD_v2_ptds)>(ta::Fn::k_cuMemcpyHtoD_v2_ptds);
     return nv ? nv(dstDevice, srcHost, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoD_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyHtoD_v2_ptds);
   return td::forward(ta::Fn::k_cuMemcpyHtoD_v2_ptds, td::driver_table().p_muMemcpyHtoD_v2, dstDevice, srcHost, ByteCount);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount) {
@@ -10929,6 +11841,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyPeer)>(ta::Fn::k_cuMemcpyPeer);
     return nv ? nv(dstDevice, dstContext, srcDevice, srcContext, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyPeer);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyPeer);
   return td::forward(ta::Fn::k_cuMemcpyPeer, td::driver_table().p_muMemcpyPeer, dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) {
@@ -10951,6 +11865,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyPeerAsync)>(ta::Fn::k_cuMemcpyPeerAsync);
     return nv ? nv(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyPeerAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyPeerAsync);
   return td::forward(ta::Fn::k_cuMemcpyPeerAsync, td::driver_table().p_muMemcpyPeerAsync, dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) {
@@ -10973,6 +11889,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyPeerAsync_ptsz)>(ta::Fn::k_cuMemcpyPeerAsync_ptsz);
     return nv ? nv(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyPeerAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyPeerAsync_ptsz);
   return td::forward(ta::Fn::k_cuMemcpyPeerAsync_ptsz, td::driver_table().p_muMemcpyPeerAsync, dstDevice, dstContext, srcDevice, srcContext, ByteCount, td::per_thread_stream(hStream));
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) {
@@ -10995,6 +11913,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyPeer_ptds)>(ta::Fn::k_cuMemcpyPeer_ptds);
     return nv ? nv(dstDevice, dstContext, srcDevice, srcContext, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyPeer_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyPeer_ptds);
   return td::forward(ta::Fn::k_cuMemcpyPeer_ptds, td::driver_table().p_muMemcpyPeer, dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) {
@@ -11017,6 +11937,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyWithAttributesAsync)>(ta::Fn::k_cuMemcpyWithAttributesAsync);
     return nv ? nv(dst, src, size, attr, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyWithAttributesAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyWithAttributesAsync);
   return td::refuse(ta::Fn::k_cuMemcpyWithAttributesAsync, k_note_cuMemcpyWithAttributesAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyWithAttributesAsync(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream) {
@@ -11039,6 +11961,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpyWithAttributesAsync_ptsz)>(ta::Fn::k_cuMemcpyWithAttributesAsync_ptsz);
     return nv ? nv(dst, src, size, attr, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyWithAttributesAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpyWithAttributesAsync_ptsz);
   return td::refuse(ta::Fn::k_cuMemcpyWithAttributesAsync_ptsz, k_note_cuMemcpyWithAttributesAsync_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyWithAttributesAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream) {
@@ -11061,6 +11985,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemcpy_ptds)>(ta::Fn::k_cuMemcpy_ptds);
     return nv ? nv(dst, src, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemcpy_ptds);
   return td::forward(ta::Fn::k_cuMemcpy_ptds, td::driver_table().p_muMemcpy, dst, src, ByteCount);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
@@ -11083,6 +12009,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD16)>(ta::Fn::k_cuMemsetD16);
     return nv ? nv(dstDevice, us, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD16);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD16);
   return td::refuse(ta::Fn::k_cuMemsetD16, k_note_cuMemsetD16);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N) {
@@ -11105,6 +12033,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD16Async)>(ta::Fn::k_cuMemsetD16Async);
     return nv ? nv(dstDevice, us, N, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD16Async);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD16Async);
   return td::forward(ta::Fn::k_cuMemsetD16Async, td::driver_table().p_muMemsetD16Async, dstDevice, us, N, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
@@ -11127,6 +12057,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD16Async_ptsz)>(ta::Fn::k_cuMemsetD16Async_ptsz);
     return nv ? nv(dstDevice, us, N, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD16Async_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD16Async_ptsz);
   return td::forward(ta::Fn::k_cuMemsetD16Async_ptsz, td::driver_table().p_muMemsetD16Async, dstDevice, us, N, td::per_thread_stream(hStream));
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
@@ -11149,6 +12081,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD16_v2)>(ta::Fn::k_cuMemsetD16_v2);
     return nv ? nv(dstDevice, us, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD16_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD16_v2);
   return td::forward(ta::Fn::k_cuMemsetD16_v2, td::driver_table().p_muMemsetD16_v2, dstDevice, us, N);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N) {
@@ -11171,6 +12105,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD16_v2_ptds)>(ta::Fn::k_cuMemsetD16_v2_ptds);
     return nv ? nv(dstDevice, us, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD16_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD16_v2_ptds);
   return td::forward(ta::Fn::k_cuMemsetD16_v2_ptds, td::driver_table().p_muMemsetD16_v2, dstDevice, us, N);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N) {
@@ -11193,6 +12129,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D16)>(ta::Fn::k_cuMemsetD2D16);
     return nv ? nv(dstDevice, dstPitch, us, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D16);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D16);
   return td::refuse(ta::Fn::k_cuMemsetD2D16, k_note_cuMemsetD2D16);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height) {
@@ -11215,6 +12153,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D16Async)>(ta::Fn::k_cuMemsetD2D16Async);
     return nv ? nv(dstDevice, dstPitch, us, Width, Height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D16Async);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D16Async);
   return td::refuse(ta::Fn::k_cuMemsetD2D16Async, k_note_cuMemsetD2D16Async);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) {
@@ -11237,6 +12177,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D16Async_ptsz)>(ta::Fn::k_cuMemsetD2D16Async_ptsz);
     return nv ? nv(dstDevice, dstPitch, us, Width, Height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D16Async_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D16Async_ptsz);
   return td::refuse(ta::Fn::k_cuMemsetD2D16Async_ptsz, k_note_cuMemsetD2D16Async_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) {
@@ -11259,6 +12201,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D16_v2)>(ta::Fn::k_cuMemsetD2D16_v2);
     return nv ? nv(dstDevice, dstPitch, us, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D16_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D16_v2);
   return td::refuse(ta::Fn::k_cuMemsetD2D16_v2, k_note_cuMemsetD2D16_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) {
@@ -11281,6 +12225,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D16_v2_ptds)>(ta::Fn::k_cuMemsetD2D16_v2_ptds);
     return nv ? nv(dstDevice, dstPitch, us, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D16_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D16_v2_ptds);
   return td::refuse(ta::Fn::k_cuMemsetD2D16_v2_ptds, k_note_cuMemsetD2D16_v2_ptds);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) {
@@ -11303,6 +12249,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D32)>(ta::Fn::k_cuMemsetD2D32);
     return nv ? nv(dstDevice, dstPitch, ui, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D32);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D32);
   return td::refuse(ta::Fn::k_cuMemsetD2D32, k_note_cuMemsetD2D32);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height) {
@@ -11325,6 +12273,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D32Async)>(ta::Fn::k_cuMemsetD2D32Async);
     return nv ? nv(dstDevice, dstPitch, ui, Width, Height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D32Async);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D32Async);
   return td::refuse(ta::Fn::k_cuMemsetD2D32Async, k_note_cuMemsetD2D32Async);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) {
@@ -11347,6 +12297,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D32Async_ptsz)>(ta::Fn::k_cuMemsetD2D32Async_ptsz);
     return nv ? nv(dstDevice, dstPitch, ui, Width, Height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D32Async_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D32Async_ptsz);
   return td::refuse(ta::Fn::k_cuMemsetD2D32Async_ptsz, k_note_cuMemsetD2D32Async_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) {
@@ -11369,6 +12321,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D32_v2)>(ta::Fn::k_cuMemsetD2D32_v2);
     return nv ? nv(dstDevice, dstPitch, ui, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D32_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D32_v2);
   return td::refuse(ta::Fn::k_cuMemsetD2D32_v2, k_note_cuMemsetD2D32_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) {
@@ -11391,6 +12345,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D32_v2_ptds)>(ta::Fn::k_cuMemsetD2D32_v2_ptds);
     return nv ? nv(dstDevice, dstPitch, ui, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D32_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D32_v2_ptds);
   return td::refuse(ta::Fn::k_cuMemsetD2D32_v2_ptds, k_note_cuMemsetD2D32_v2_ptds);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) {
@@ -11413,6 +12369,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D8)>(ta::Fn::k_cuMemsetD2D8);
     return nv ? nv(dstDevice, dstPitch, uc, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D8);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D8);
   return td::refuse(ta::Fn::k_cuMemsetD2D8, k_note_cuMemsetD2D8);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height) {
@@ -11435,6 +12393,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D8Async)>(ta::Fn::k_cuMemsetD2D8Async);
     return nv ? nv(dstDevice, dstPitch, uc, Width, Height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D8Async);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D8Async);
   return td::refuse(ta::Fn::k_cuMemsetD2D8Async, k_note_cuMemsetD2D8Async);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
@@ -11457,6 +12417,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D8Async_ptsz)>(ta::Fn::k_cuMemsetD2D8Async_ptsz);
     return nv ? nv(dstDevice, dstPitch, uc, Width, Height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D8Async_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D8Async_ptsz);
   return td::refuse(ta::Fn::k_cuMemsetD2D8Async_ptsz, k_note_cuMemsetD2D8Async_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
@@ -11479,6 +12441,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D8_v2)>(ta::Fn::k_cuMemsetD2D8_v2);
     return nv ? nv(dstDevice, dstPitch, uc, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D8_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D8_v2);
   return td::refuse(ta::Fn::k_cuMemsetD2D8_v2, k_note_cuMemsetD2D8_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
@@ -11501,6 +12465,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D8_v2_ptds)>(ta::Fn::k_cuMemsetD2D8_v2_ptds);
     return nv ? nv(dstDevice, dstPitch, uc, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D8_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD2D8_v2_ptds);
   return td::refuse(ta::Fn::k_cuMemsetD2D8_v2_ptds, k_note_cuMemsetD2D8_v2_ptds);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
@@ -11523,6 +12489,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD32)>(ta::Fn::k_cuMemsetD32);
     return nv ? nv(dstDevice, ui, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD32);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD32);
   return td::refuse(ta::Fn::k_cuMemsetD32, k_note_cuMemsetD32);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N) {
@@ -11545,6 +12513,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD32_v2)>(ta::Fn::k_cuMemsetD32_v2);
     return nv ? nv(dstDevice, ui, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD32_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD32_v2);
   return td::forward(ta::Fn::k_cuMemsetD32_v2, td::driver_table().p_muMemsetD32_v2, dstDevice, ui, N);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
@@ -11567,6 +12537,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD32_v2_ptds)>(ta::Fn::k_cuMemsetD32_v2_ptds);
     return nv ? nv(dstDevice, ui, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD32_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD32_v2_ptds);
   return td::forward(ta::Fn::k_cuMemsetD32_v2_ptds, td::driver_table().p_muMemsetD32_v2, dstDevice, ui, N);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
@@ -11589,6 +12561,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD8)>(ta::Fn::k_cuMemsetD8);
     return nv ? nv(dstDevice, uc, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD8);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD8);
   return td::refuse(ta::Fn::k_cuMemsetD8, k_note_cuMemsetD8);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N) {
@@ -11611,6 +12585,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD8Async)>(ta::Fn::k_cuMemsetD8Async);
     return nv ? nv(dstDevice, uc, N, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD8Async);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD8Async);
   return td::forward(ta::Fn::k_cuMemsetD8Async, td::driver_table().p_muMemsetD8Async, dstDevice, uc, N, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
@@ -11633,6 +12609,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD8Async_ptsz)>(ta::Fn::k_cuMemsetD8Async_ptsz);
     return nv ? nv(dstDevice, uc, N, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD8Async_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD8Async_ptsz);
   return td::forward(ta::Fn::k_cuMemsetD8Async_ptsz, td::driver_table().p_muMemsetD8Async, dstDevice, uc, N, td::per_thread_stream(hStream));
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
@@ -11655,6 +12633,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD8_v2)>(ta::Fn::k_cuMemsetD8_v2);
     return nv ? nv(dstDevice, uc, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD8_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD8_v2);
   return td::forward(ta::Fn::k_cuMemsetD8_v2, td::driver_table().p_muMemsetD8_v2, dstDevice, uc, N);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
@@ -11677,6 +12657,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMemsetD8_v2_ptds)>(ta::Fn::k_cuMemsetD8_v2_ptds);
     return nv ? nv(dstDevice, uc, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD8_v2_ptds);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMemsetD8_v2_ptds);
   return td::forward(ta::Fn::k_cuMemsetD8_v2_ptds, td::driver_table().p_muMemsetD8_v2, dstDevice, uc, N);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
@@ -11699,6 +12681,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMipmappedArrayCreate)>(ta::Fn::k_cuMipmappedArrayCreate);
     return nv ? nv(pHandle, pMipmappedArrayDesc, numMipmapLevels) : td::no_nvidia_driver(ta::Fn::k_cuMipmappedArrayCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMipmappedArrayCreate);
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuMipmappedArrayCreate, k_note_cuMipmappedArrayCreate);
 }
@@ -11722,6 +12706,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMipmappedArrayDestroy)>(ta::Fn::k_cuMipmappedArrayDestroy);
     return nv ? nv(hMipmappedArray) : td::no_nvidia_driver(ta::Fn::k_cuMipmappedArrayDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMipmappedArrayDestroy);
   return td::refuse(ta::Fn::k_cuMipmappedArrayDestroy, k_note_cuMipmappedArrayDestroy);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray) {
@@ -11744,6 +12730,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMipmappedArrayGetLevel)>(ta::Fn::k_cuMipmappedArrayGetLevel);
     return nv ? nv(pLevelArray, hMipmappedArray, level) : td::no_nvidia_driver(ta::Fn::k_cuMipmappedArrayGetLevel);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMipmappedArrayGetLevel);
   ta::zero_out(pLevelArray);
   return td::refuse(ta::Fn::k_cuMipmappedArrayGetLevel, k_note_cuMipmappedArrayGetLevel);
 }
@@ -11767,6 +12755,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMipmappedArrayGetMemoryRequirements)>(ta::Fn::k_cuMipmappedArrayGetMemoryRequirements);
     return nv ? nv(memoryRequirements, mipmap, device) : td::no_nvidia_driver(ta::Fn::k_cuMipmappedArrayGetMemoryRequirements);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMipmappedArrayGetMemoryRequirements);
   return td::refuse(ta::Fn::k_cuMipmappedArrayGetMemoryRequirements, k_note_cuMipmappedArrayGetMemoryRequirements);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUmipmappedArray mipmap, CUdevice device) {
@@ -11789,6 +12779,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMipmappedArrayGetSparseProperties)>(ta::Fn::k_cuMipmappedArrayGetSparseProperties);
     return nv ? nv(sparseProperties, mipmap) : td::no_nvidia_driver(ta::Fn::k_cuMipmappedArrayGetSparseProperties);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMipmappedArrayGetSparseProperties);
   return td::refuse(ta::Fn::k_cuMipmappedArrayGetSparseProperties, k_note_cuMipmappedArrayGetSparseProperties);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUmipmappedArray mipmap) {
@@ -11811,6 +12803,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleEnumerateFunctions)>(ta::Fn::k_cuModuleEnumerateFunctions);
     return nv ? nv(functions, numFunctions, mod) : td::no_nvidia_driver(ta::Fn::k_cuModuleEnumerateFunctions);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleEnumerateFunctions);
   ta::zero_out(functions);
   return td::refuse(ta::Fn::k_cuModuleEnumerateFunctions, k_note_cuModuleEnumerateFunctions);
 }
@@ -11834,6 +12828,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleGetFunction)>(ta::Fn::k_cuModuleGetFunction);
     return nv ? nv(hfunc, hmod, name) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetFunction);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleGetFunction);
   ta::zero_out(hfunc);
   return td::refuse(ta::Fn::k_cuModuleGetFunction, k_note_cuModuleGetFunction);
 }
@@ -11857,6 +12853,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleGetFunctionCount)>(ta::Fn::k_cuModuleGetFunctionCount);
     return nv ? nv(count, mod) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetFunctionCount);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleGetFunctionCount);
   ta::zero_out(count);
   return td::refuse(ta::Fn::k_cuModuleGetFunctionCount, k_note_cuModuleGetFunctionCount);
 }
@@ -11880,6 +12878,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleGetGlobal)>(ta::Fn::k_cuModuleGetGlobal);
     return nv ? nv(dptr, bytes, hmod, name) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetGlobal);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleGetGlobal);
   ta::zero_out(dptr);
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuModuleGetGlobal, k_note_cuModuleGetGlobal);
@@ -11904,6 +12904,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleGetGlobal_v2)>(ta::Fn::k_cuModuleGetGlobal_v2);
     return nv ? nv(dptr, bytes, hmod, name) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetGlobal_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleGetGlobal_v2);
   ta::zero_out(dptr);
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuModuleGetGlobal_v2, k_note_cuModuleGetGlobal_v2);
@@ -11928,6 +12930,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleGetLoadingMode)>(ta::Fn::k_cuModuleGetLoadingMode);
     return nv ? nv(mode) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetLoadingMode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleGetLoadingMode);
   return td::refuse(ta::Fn::k_cuModuleGetLoadingMode, k_note_cuModuleGetLoadingMode);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuModuleGetLoadingMode(CUmoduleLoadingMode * mode) {
@@ -11950,6 +12954,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleGetSurfRef)>(ta::Fn::k_cuModuleGetSurfRef);
     return nv ? nv(pSurfRef, hmod, name) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetSurfRef);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleGetSurfRef);
   ta::zero_out(pSurfRef);
   return td::refuse(ta::Fn::k_cuModuleGetSurfRef, k_note_cuModuleGetSurfRef);
 }
@@ -11973,6 +12979,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleGetTexRef)>(ta::Fn::k_cuModuleGetTexRef);
     return nv ? nv(pTexRef, hmod, name) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetTexRef);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleGetTexRef);
   ta::zero_out(pTexRef);
   return td::refuse(ta::Fn::k_cuModuleGetTexRef, k_note_cuModuleGetTexRef);
 }
@@ -11996,6 +13004,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleLoad)>(ta::Fn::k_cuModuleLoad);
     return nv ? nv(module, fname) : td::no_nvidia_driver(ta::Fn::k_cuModuleLoad);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleLoad);
   ta::zero_out(module);
   return td::no_binary(ta::Fn::k_cuModuleLoad, fname, nullptr);
 }
@@ -12019,6 +13029,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleLoadData)>(ta::Fn::k_cuModuleLoadData);
     return nv ? nv(module, image) : td::no_nvidia_driver(ta::Fn::k_cuModuleLoadData);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleLoadData);
   ta::zero_out(module);
   return td::no_binary(ta::Fn::k_cuModuleLoadData, nullptr, image);
 }
@@ -12042,6 +13054,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleLoadDataEx)>(ta::Fn::k_cuModuleLoadDataEx);
     return nv ? nv(module, image, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuModuleLoadDataEx);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleLoadDataEx);
   ta::zero_out(module);
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuModuleLoadDataEx, nullptr, image);
@@ -12066,6 +13080,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleLoadFatBinary)>(ta::Fn::k_cuModuleLoadFatBinary);
     return nv ? nv(module, fatCubin) : td::no_nvidia_driver(ta::Fn::k_cuModuleLoadFatBinary);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleLoadFatBinary);
   ta::zero_out(module);
   return td::no_binary(ta::Fn::k_cuModuleLoadFatBinary, nullptr, fatCubin);
 }
@@ -12089,6 +13105,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuModuleUnload)>(ta::Fn::k_cuModuleUnload);
     return nv ? nv(hmod) : td::no_nvidia_driver(ta::Fn::k_cuModuleUnload);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuModuleUnload);
   return td::refuse(ta::Fn::k_cuModuleUnload, k_note_cuModuleUnload);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuModuleUnload(CUmodule hmod) {
@@ -12111,6 +13129,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMulticastBindAddr)>(ta::Fn::k_cuMulticastBindAddr);
     return nv ? nv(mcHandle, mcOffset, memptr, size, flags) : td::no_nvidia_driver(ta::Fn::k_cuMulticastBindAddr);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMulticastBindAddr);
   return td::refuse(ta::Fn::k_cuMulticastBindAddr, k_note_cuMulticastBindAddr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) {
@@ -12133,6 +13153,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMulticastBindAddr_v2)>(ta::Fn::k_cuMulticastBindAddr_v2);
     return nv ? nv(mcHandle, dev, mcOffset, memptr, size, flags) : td::no_nvidia_driver(ta::Fn::k_cuMulticastBindAddr_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMulticastBindAddr_v2);
   return td::refuse(ta::Fn::k_cuMulticastBindAddr_v2, k_note_cuMulticastBindAddr_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) {
@@ -12155,6 +13177,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMulticastBindMem_v2)>(ta::Fn::k_cuMulticastBindMem_v2);
     return nv ? nv(mcHandle, dev, mcOffset, memHandle, memOffset, size, flags) : td::no_nvidia_driver(ta::Fn::k_cuMulticastBindMem_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMulticastBindMem_v2);
   return td::refuse(ta::Fn::k_cuMulticastBindMem_v2, k_note_cuMulticastBindMem_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) {
@@ -12177,6 +13201,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuMulticastUnbind)>(ta::Fn::k_cuMulticastUnbind);
     return nv ? nv(mcHandle, dev, mcOffset, size) : td::no_nvidia_driver(ta::Fn::k_cuMulticastUnbind);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuMulticastUnbind);
   return td::refuse(ta::Fn::k_cuMulticastUnbind, k_note_cuMulticastUnbind);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size) {
@@ -12199,6 +13225,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuOccupancyAvailableDynamicSMemPerBlock)>(ta::Fn::k_cuOccupancyAvailableDynamicSMemPerBlock);
     return nv ? nv(dynamicSmemSize, func, numBlocks, blockSize) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyAvailableDynamicSMemPerBlock);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuOccupancyAvailableDynamicSMemPerBlock);
   ta::zero_out(dynamicSmemSize);
   return td::refuse(ta::Fn::k_cuOccupancyAvailableDynamicSMemPerBlock, k_note_cuOccupancyAvailableDynamicSMemPerBlock);
 }
@@ -12222,6 +13250,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor)>(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessor);
     return nv ? nv(numBlocks, func, blockSize, dynamicSMemSize) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessor);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessor);
   ta::zero_out(numBlocks);
   return td::refuse(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessor, k_note_cuOccupancyMaxActiveBlocksPerMultiprocessor);
 }
@@ -12245,6 +13275,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)>(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
     return nv ? nv(numBlocks, func, blockSize, dynamicSMemSize, flags) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
   ta::zero_out(numBlocks);
   return td::refuse(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, k_note_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
 }
@@ -12268,6 +13300,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuOccupancyMaxActiveClusters)>(ta::Fn::k_cuOccupancyMaxActiveClusters);
     return nv ? nv(numClusters, func, config) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyMaxActiveClusters);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuOccupancyMaxActiveClusters);
   ta::zero_out(numClusters);
   return td::refuse(ta::Fn::k_cuOccupancyMaxActiveClusters, k_note_cuOccupancyMaxActiveClusters);
 }
@@ -12291,6 +13325,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuOccupancyMaxPotentialBlockSize)>(ta::Fn::k_cuOccupancyMaxPotentialBlockSize);
     return nv ? nv(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyMaxPotentialBlockSize);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuOccupancyMaxPotentialBlockSize);
   ta::zero_out(minGridSize);
   ta::zero_out(blockSize);
   return td::refuse(ta::Fn::k_cuOccupancyMaxPotentialBlockSize, k_note_cuOccupancyMaxPotentialBlockSize);
@@ -12315,6 +13351,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuOccupancyMaxPotentialBlockSizeWithFlags)>(ta::Fn::k_cuOccupancyMaxPotentialBlockSizeWithFlags);
     return nv ? nv(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyMaxPotentialBlockSizeWithFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuOccupancyMaxPotentialBlockSizeWithFlags);
   ta::zero_out(minGridSize);
   ta::zero_out(blockSize);
   return td::refuse(ta::Fn::k_cuOccupancyMaxPotentialBlockSizeWithFlags, k_note_cuOccupancyMaxPotentialBlockSizeWithFlags);
@@ -12339,6 +13377,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuOccupancyMaxPotentialClusterSize)>(ta::Fn::k_cuOccupancyMaxPotentialClusterSize);
     return nv ? nv(clusterSize, func, config) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyMaxPotentialClusterSize);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuOccupancyMaxPotentialClusterSize);
   ta::zero_out(clusterSize);
   return td::refuse(ta::Fn::k_cuOccupancyMaxPotentialClusterSize, k_note_cuOccupancyMaxPotentialClusterSize);
 }
@@ -12362,6 +13402,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuParamSetSize)>(ta::Fn::k_cuParamSetSize);
     return nv ? nv(hfunc, numbytes) : td::no_nvidia_driver(ta::Fn::k_cuParamSetSize);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuParamSetSize);
   return td::no_binary(ta::Fn::k_cuParamSetSize, nullptr, nullptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuParamSetSize(CUfunction hfunc, unsigned int numbytes) {
@@ -12384,6 +13426,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuParamSetTexRef)>(ta::Fn::k_cuParamSetTexRef);
     return nv ? nv(hfunc, texunit, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuParamSetTexRef);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuParamSetTexRef);
   return td::no_binary(ta::Fn::k_cuParamSetTexRef, nullptr, nullptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef) {
@@ -12406,6 +13450,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuParamSetf)>(ta::Fn::k_cuParamSetf);
     return nv ? nv(hfunc, offset, value) : td::no_nvidia_driver(ta::Fn::k_cuParamSetf);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuParamSetf);
   return td::no_binary(ta::Fn::k_cuParamSetf, nullptr, nullptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuParamSetf(CUfunction hfunc, int offset, float value) {
@@ -12428,6 +13474,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuParamSeti)>(ta::Fn::k_cuParamSeti);
     return nv ? nv(hfunc, offset, value) : td::no_nvidia_driver(ta::Fn::k_cuParamSeti);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuParamSeti);
   return td::no_binary(ta::Fn::k_cuParamSeti, nullptr, nullptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuParamSeti(CUfunction hfunc, int offset, unsigned int value) {
@@ -12450,6 +13498,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuParamSetv)>(ta::Fn::k_cuParamSetv);
     return nv ? nv(hfunc, offset, ptr, numbytes) : td::no_nvidia_driver(ta::Fn::k_cuParamSetv);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuParamSetv);
   return td::no_binary(ta::Fn::k_cuParamSetv, nullptr, nullptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuParamSetv(CUfunction hfunc, int offset, void * ptr, unsigned int numbytes) {
@@ -12472,6 +13522,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuPointerGetAttribute)>(ta::Fn::k_cuPointerGetAttribute);
     return nv ? nv(data, attribute, ptr) : td::no_nvidia_driver(ta::Fn::k_cuPointerGetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuPointerGetAttribute);
   return td::forward(ta::Fn::k_cuPointerGetAttribute, td::driver_table().p_muPointerGetAttribute, data, attribute, ptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuPointerGetAttribute(void * data, CUpointer_attribute attribute, CUdeviceptr ptr) {
@@ -12494,6 +13546,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuPointerGetAttributes)>(ta::Fn::k_cuPointerGetAttributes);
     return nv ? nv(numAttributes, attributes, data, ptr) : td::no_nvidia_driver(ta::Fn::k_cuPointerGetAttributes);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuPointerGetAttributes);
   return td::forward(ta::Fn::k_cuPointerGetAttributes, td::driver_table().p_muPointerGetAttributes, numAttributes, attributes, data, ptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute * attributes, void ** data, CUdeviceptr ptr) {
@@ -12516,6 +13570,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuPointerSetAttribute)>(ta::Fn::k_cuPointerSetAttribute);
     return nv ? nv(value, attribute, ptr) : td::no_nvidia_driver(ta::Fn::k_cuPointerSetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuPointerSetAttribute);
   return td::refuse(ta::Fn::k_cuPointerSetAttribute, k_note_cuPointerSetAttribute);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuPointerSetAttribute(const void * value, CUpointer_attribute attribute, CUdeviceptr ptr) {
@@ -12538,6 +13594,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuProfilerInitialize)>(ta::Fn::k_cuProfilerInitialize);
     return nv ? nv(configFile, outputFile, outputMode) : td::no_nvidia_driver(ta::Fn::k_cuProfilerInitialize);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuProfilerInitialize);
   return td::impl::shim_cuProfilerInitialize(configFile, outputFile, outputMode);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuProfilerInitialize(const char * configFile, const char * outputFile, CUoutput_mode outputMode) {
@@ -12560,6 +13618,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuProfilerStart)>(ta::Fn::k_cuProfilerStart);
     return nv ? nv() : td::no_nvidia_driver(ta::Fn::k_cuProfilerStart);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuProfilerStart);
   return td::impl::shim_cuProfilerStart();
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuProfilerStart(void) {
@@ -12582,6 +13642,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuProfilerStop)>(ta::Fn::k_cuProfilerStop);
     return nv ? nv() : td::no_nvidia_driver(ta::Fn::k_cuProfilerStop);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuProfilerStop);
   return td::impl::shim_cuProfilerStop();
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuProfilerStop(void) {
@@ -12604,6 +13666,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuSignalExternalSemaphoresAsync)>(ta::Fn::k_cuSignalExternalSemaphoresAsync);
     return nv ? nv(extSemArray, paramsArray, numExtSems, stream) : td::no_nvidia_driver(ta::Fn::k_cuSignalExternalSemaphoresAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuSignalExternalSemaphoresAsync);
   return td::refuse(ta::Fn::k_cuSignalExternalSemaphoresAsync, k_note_cuSignalExternalSemaphoresAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
@@ -12626,6 +13690,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuSignalExternalSemaphoresAsync_ptsz)>(ta::Fn::k_cuSignalExternalSemaphoresAsync_ptsz);
     return nv ? nv(extSemArray, paramsArray, numExtSems, stream) : td::no_nvidia_driver(ta::Fn::k_cuSignalExternalSemaphoresAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuSignalExternalSemaphoresAsync_ptsz);
   return td::refuse(ta::Fn::k_cuSignalExternalSemaphoresAsync_ptsz, k_note_cuSignalExternalSemaphoresAsync_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
@@ -12648,6 +13714,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamAddCallback)>(ta::Fn::k_cuStreamAddCallback);
     return nv ? nv(hStream, callback, userData, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamAddCallback);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamAddCallback);
   return td::refuse(ta::Fn::k_cuStreamAddCallback, k_note_cuStreamAddCallback);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags) {
@@ -12670,6 +13738,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamAddCallback_ptsz)>(ta::Fn::k_cuStreamAddCallback_ptsz);
     return nv ? nv(hStream, callback, userData, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamAddCallback_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamAddCallback_ptsz);
   return td::refuse(ta::Fn::k_cuStreamAddCallback_ptsz, k_note_cuStreamAddCallback_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags) {
@@ -12692,6 +13762,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamAttachMemAsync)>(ta::Fn::k_cuStreamAttachMemAsync);
     return nv ? nv(hStream, dptr, length, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamAttachMemAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamAttachMemAsync);
   return td::refuse(ta::Fn::k_cuStreamAttachMemAsync, k_note_cuStreamAttachMemAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
@@ -12714,6 +13786,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamAttachMemAsync_ptsz)>(ta::Fn::k_cuStreamAttachMemAsync_ptsz);
     return nv ? nv(hStream, dptr, length, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamAttachMemAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamAttachMemAsync_ptsz);
   return td::refuse(ta::Fn::k_cuStreamAttachMemAsync_ptsz, k_note_cuStreamAttachMemAsync_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
@@ -12736,6 +13810,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamBatchMemOp)>(ta::Fn::k_cuStreamBatchMemOp);
     return nv ? nv(stream, count, paramArray, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamBatchMemOp);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamBatchMemOp);
   return td::refuse(ta::Fn::k_cuStreamBatchMemOp, k_note_cuStreamBatchMemOp);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
@@ -12758,6 +13834,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamBatchMemOp_ptsz)>(ta::Fn::k_cuStreamBatchMemOp_ptsz);
     return nv ? nv(stream, count, paramArray, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamBatchMemOp_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamBatchMemOp_ptsz);
   return td::refuse(ta::Fn::k_cuStreamBatchMemOp_ptsz, k_note_cuStreamBatchMemOp_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
@@ -12780,6 +13858,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamBatchMemOp_v2)>(ta::Fn::k_cuStreamBatchMemOp_v2);
     return nv ? nv(stream, count, paramArray, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamBatchMemOp_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamBatchMemOp_v2);
   return td::refuse(ta::Fn::k_cuStreamBatchMemOp_v2, k_note_cuStreamBatchMemOp_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
@@ -12802,6 +13882,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamBatchMemOp_v2_ptsz)>(ta::Fn::k_cuStreamBatchMemOp_v2_ptsz);
     return nv ? nv(stream, count, paramArray, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamBatchMemOp_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamBatchMemOp_v2_ptsz);
   return td::refuse(ta::Fn::k_cuStreamBatchMemOp_v2_ptsz, k_note_cuStreamBatchMemOp_v2_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
@@ -12824,6 +13906,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCapture)>(ta::Fn::k_cuStreamBeginCapture);
     return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCapture);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamBeginCapture);
   return td::refuse(ta::Fn::k_cuStreamBeginCapture, k_note_cuStreamBeginCapture);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCapture(CUstream hStream) {
@@ -12846,6 +13930,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCaptureToCig)>(ta::Fn::k_cuStreamBeginCaptureToCig);
     return nv ? nv(hStream, streamCigCaptureParams) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCaptureToCig);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamBeginCaptureToCig);
   return td::refuse(ta::Fn::k_cuStreamBeginCaptureToCig, k_note_cuStreamBeginCaptureToCig);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCaptureToCig(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams) {
@@ -12868,6 +13954,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCaptureToCig_ptsz)>(ta::Fn::k_cuStreamBeginCaptureToCig_ptsz);
     return nv ? nv(hStream, streamCigCaptureParams) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCaptureToCig_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamBeginCaptureToCig_ptsz);
   return td::refuse(ta::Fn::k_cuStreamBeginCaptureToCig_ptsz, k_note_cuStreamBeginCaptureToCig_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCaptureToCig_ptsz(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams) {
@@ -12890,6 +13978,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCaptureToGraph)>(ta::Fn::k_cuStreamBeginCaptureToGraph);
     return nv ? nv(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCaptureToGraph);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamBeginCaptureToGraph);
   return td::refuse(ta::Fn::k_cuStreamBeginCaptureToGraph, k_note_cuStreamBeginCaptureToGraph);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode) {
@@ -12912,6 +14002,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCaptureToGraph_ptsz)>(ta::Fn::k_cuStreamBeginCaptureToGraph_ptsz);
     return nv ? nv(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCaptureToGraph_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamBeginCaptureToGraph_ptsz);
   return td::refuse(ta::Fn::k_cuStreamBeginCaptureToGraph_ptsz, k_note_cuStreamBeginCaptureToGraph_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode) {
@@ -12934,6 +14026,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCapture_ptsz)>(ta::Fn::k_cuStreamBeginCapture_ptsz);
     return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCapture_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamBeginCapture_ptsz);
   return td::refuse(ta::Fn::k_cuStreamBeginCapture_ptsz, k_note_cuStreamBeginCapture_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCapture_ptsz(CUstream hStream) {
@@ -12956,6 +14050,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCapture_v2)>(ta::Fn::k_cuStreamBeginCapture_v2);
     return nv ? nv(hStream, mode) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCapture_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamBeginCapture_v2);
   return td::refuse(ta::Fn::k_cuStreamBeginCapture_v2, k_note_cuStreamBeginCapture_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
@@ -12978,6 +14074,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCapture_v2_ptsz)>(ta::Fn::k_cuStreamBeginCapture_v2_ptsz);
     return nv ? nv(hStream, mode) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCapture_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamBeginCapture_v2_ptsz);
   return td::refuse(ta::Fn::k_cuStreamBeginCapture_v2_ptsz, k_note_cuStreamBeginCapture_v2_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
@@ -13000,6 +14098,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamCopyAttributes)>(ta::Fn::k_cuStreamCopyAttributes);
     return nv ? nv(dstStream, srcStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamCopyAttributes);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamCopyAttributes);
   return td::refuse(ta::Fn::k_cuStreamCopyAttributes, k_note_cuStreamCopyAttributes);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream) {
@@ -13022,6 +14122,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamCopyAttributes_ptsz)>(ta::Fn::k_cuStreamCopyAttributes_ptsz);
     return nv ? nv(dst, src) : td::no_nvidia_driver(ta::Fn::k_cuStreamCopyAttributes_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamCopyAttributes_ptsz);
   return td::refuse(ta::Fn::k_cuStreamCopyAttributes_ptsz, k_note_cuStreamCopyAttributes_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) {
@@ -13044,6 +14146,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamCreate)>(ta::Fn::k_cuStreamCreate);
     return nv ? nv(phStream, Flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamCreate);
   return td::forward(ta::Fn::k_cuStreamCreate, td::driver_table().p_muStreamCreate, phStream, Flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamCreate(CUstream * phStream, unsigned int Flags) {
@@ -13066,6 +14170,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamCreateWithPriority)>(ta::Fn::k_cuStreamCreateWithPriority);
     return nv ? nv(phStream, flags, priority) : td::no_nvidia_driver(ta::Fn::k_cuStreamCreateWithPriority);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamCreateWithPriority);
   return td::forward(ta::Fn::k_cuStreamCreateWithPriority, td::driver_table().p_muStreamCreateWithPriority, phStream, flags, priority);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamCreateWithPriority(CUstream * phStream, unsigned int flags, int priority) {
@@ -13088,6 +14194,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamDestroy)>(ta::Fn::k_cuStreamDestroy);
     return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamDestroy);
   return td::forward(ta::Fn::k_cuStreamDestroy, td::driver_table().p_muStreamDestroy_v2, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamDestroy(CUstream hStream) {
@@ -13110,6 +14218,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamDestroy_v2)>(ta::Fn::k_cuStreamDestroy_v2);
     return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamDestroy_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamDestroy_v2);
   return td::forward(ta::Fn::k_cuStreamDestroy_v2, td::driver_table().p_muStreamDestroy_v2, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamDestroy_v2(CUstream hStream) {
@@ -13132,6 +14242,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamEndCapture)>(ta::Fn::k_cuStreamEndCapture);
     return nv ? nv(hStream, phGraph) : td::no_nvidia_driver(ta::Fn::k_cuStreamEndCapture);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamEndCapture);
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuStreamEndCapture, k_note_cuStreamEndCapture);
 }
@@ -13155,6 +14267,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamEndCaptureToCig)>(ta::Fn::k_cuStreamEndCaptureToCig);
     return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamEndCaptureToCig);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamEndCaptureToCig);
   return td::refuse(ta::Fn::k_cuStreamEndCaptureToCig, k_note_cuStreamEndCaptureToCig);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamEndCaptureToCig(CUstream hStream) {
@@ -13177,6 +14291,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamEndCaptureToCig_ptsz)>(ta::Fn::k_cuStreamEndCaptureToCig_ptsz);
     return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamEndCaptureToCig_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamEndCaptureToCig_ptsz);
   return td::refuse(ta::Fn::k_cuStreamEndCaptureToCig_ptsz, k_note_cuStreamEndCaptureToCig_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamEndCaptureToCig_ptsz(CUstream hStream) {
@@ -13199,6 +14315,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamEndCapture_ptsz)>(ta::Fn::k_cuStreamEndCapture_ptsz);
     return nv ? nv(hStream, phGraph) : td::no_nvidia_driver(ta::Fn::k_cuStreamEndCapture_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamEndCapture_ptsz);
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuStreamEndCapture_ptsz, k_note_cuStreamEndCapture_ptsz);
 }
@@ -13222,6 +14340,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetAttribute)>(ta::Fn::k_cuStreamGetAttribute);
     return nv ? nv(hStream, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetAttribute);
   return td::refuse(ta::Fn::k_cuStreamGetAttribute, k_note_cuStreamGetAttribute);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value) {
@@ -13244,6 +14364,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetAttribute_ptsz)>(ta::Fn::k_cuStreamGetAttribute_ptsz);
     return nv ? nv(hStream, attr, value_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetAttribute_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetAttribute_ptsz);
   return td::refuse(ta::Fn::k_cuStreamGetAttribute_ptsz, k_note_cuStreamGetAttribute_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value_out) {
@@ -13266,6 +14388,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCaptureInfo)>(ta::Fn::k_cuStreamGetCaptureInfo);
     return nv ? nv(hStream, captureStatus_out, id_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCaptureInfo);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetCaptureInfo);
   ta::zero_out(id_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo, k_note_cuStreamGetCaptureInfo);
 }
@@ -13289,6 +14413,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCaptureInfo_ptsz)>(ta::Fn::k_cuStreamGetCaptureInfo_ptsz);
     return nv ? nv(hStream, captureStatus_out, id_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCaptureInfo_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetCaptureInfo_ptsz);
   ta::zero_out(id_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo_ptsz, k_note_cuStreamGetCaptureInfo_ptsz);
 }
@@ -13312,6 +14438,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCaptureInfo_v2)>(ta::Fn::k_cuStreamGetCaptureInfo_v2);
     return nv ? nv(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCaptureInfo_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetCaptureInfo_v2);
   ta::zero_out(id_out);
   ta::zero_out(graph_out);
   ta::zero_out(dependencies_out);
@@ -13338,6 +14466,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCaptureInfo_v2_ptsz)>(ta::Fn::k_cuStreamGetCaptureInfo_v2_ptsz);
     return nv ? nv(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCaptureInfo_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetCaptureInfo_v2_ptsz);
   ta::zero_out(id_out);
   ta::zero_out(graph_out);
   ta::zero_out(dependencies_out);
@@ -13364,6 +14494,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCaptureInfo_v3)>(ta::Fn::k_cuStreamGetCaptureInfo_v3);
     return nv ? nv(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCaptureInfo_v3);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetCaptureInfo_v3);
   ta::zero_out(id_out);
   ta::zero_out(graph_out);
   ta::zero_out(dependencies_out);
@@ -13391,6 +14523,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCaptureInfo_v3_ptsz)>(ta::Fn::k_cuStreamGetCaptureInfo_v3_ptsz);
     return nv ? nv(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCaptureInfo_v3_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetCaptureInfo_v3_ptsz);
   ta::zero_out(id_out);
   ta::zero_out(graph_out);
   ta::zero_out(dependencies_out);
@@ -13418,6 +14552,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCtx)>(ta::Fn::k_cuStreamGetCtx);
     return nv ? nv(hStream, pctx) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCtx);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetCtx);
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuStreamGetCtx, k_note_cuStreamGetCtx);
 }
@@ -13441,6 +14577,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCtx_ptsz)>(ta::Fn::k_cuStreamGetCtx_ptsz);
     return nv ? nv(hStream, pctx) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCtx_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetCtx_ptsz);
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuStreamGetCtx_ptsz, k_note_cuStreamGetCtx_ptsz);
 }
@@ -13464,6 +14602,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCtx_v2)>(ta::Fn::k_cuStreamGetCtx_v2);
     return nv ? nv(hStream, pCtx, pGreenCtx) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCtx_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetCtx_v2);
   ta::zero_out(pCtx);
   ta::zero_out(pGreenCtx);
   return td::refuse(ta::Fn::k_cuStreamGetCtx_v2, k_note_cuStreamGetCtx_v2);
@@ -13488,6 +14628,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCtx_v2_ptsz)>(ta::Fn::k_cuStreamGetCtx_v2_ptsz);
     return nv ? nv(hStream, pCtx, pGreenCtx) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCtx_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetCtx_v2_ptsz);
   ta::zero_out(pCtx);
   ta::zero_out(pGreenCtx);
   return td::refuse(ta::Fn::k_cuStreamGetCtx_v2_ptsz, k_note_cuStreamGetCtx_v2_ptsz);
@@ -13512,6 +14654,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetDevResource)>(ta::Fn::k_cuStreamGetDevResource);
     return nv ? nv(hStream, resource, type) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetDevResource);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetDevResource);
   return td::refuse(ta::Fn::k_cuStreamGetDevResource, k_note_cuStreamGetDevResource);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetDevResource(CUstream hStream, CUdevResource * resource, CUdevResourceType type) {
@@ -13534,6 +14678,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetDevResource_ptsz)>(ta::Fn::k_cuStreamGetDevResource_ptsz);
     return nv ? nv(hStream, resource, type) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetDevResource_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetDevResource_ptsz);
   return td::refuse(ta::Fn::k_cuStreamGetDevResource_ptsz, k_note_cuStreamGetDevResource_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetDevResource_ptsz(CUstream hStream, CUdevResource * resource, CUdevResourceType type) {
@@ -13556,6 +14702,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetDevice)>(ta::Fn::k_cuStreamGetDevice);
     return nv ? nv(hStream, device) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetDevice);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetDevice);
   ta::zero_out(device);
   return td::refuse(ta::Fn::k_cuStreamGetDevice, k_note_cuStreamGetDevice);
 }
@@ -13579,6 +14727,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetDevice_ptsz)>(ta::Fn::k_cuStreamGetDevice_ptsz);
     return nv ? nv(hStream, device) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetDevice_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetDevice_ptsz);
   ta::zero_out(device);
   return td::refuse(ta::Fn::k_cuStreamGetDevice_ptsz, k_note_cuStreamGetDevice_ptsz);
 }
@@ -13602,6 +14752,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetFlags)>(ta::Fn::k_cuStreamGetFlags);
     return nv ? nv(hStream, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetFlags);
   return td::forward(ta::Fn::k_cuStreamGetFlags, td::driver_table().p_muStreamGetFlags, hStream, flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetFlags(CUstream hStream, unsigned int * flags) {
@@ -13624,6 +14776,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetFlags_ptsz)>(ta::Fn::k_cuStreamGetFlags_ptsz);
     return nv ? nv(hStream, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetFlags_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetFlags_ptsz);
   return td::forward(ta::Fn::k_cuStreamGetFlags_ptsz, td::driver_table().p_muStreamGetFlags, td::per_thread_stream(hStream), flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetFlags_ptsz(CUstream hStream, unsigned int * flags) {
@@ -13646,6 +14800,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetGreenCtx)>(ta::Fn::k_cuStreamGetGreenCtx);
     return nv ? nv(hStream, phCtx) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetGreenCtx);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetGreenCtx);
   ta::zero_out(phCtx);
   return td::refuse(ta::Fn::k_cuStreamGetGreenCtx, k_note_cuStreamGetGreenCtx);
 }
@@ -13669,6 +14825,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetId)>(ta::Fn::k_cuStreamGetId);
     return nv ? nv(hStream, streamId) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetId);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetId);
   ta::zero_out(streamId);
   return td::refuse(ta::Fn::k_cuStreamGetId, k_note_cuStreamGetId);
 }
@@ -13692,6 +14850,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetId_ptsz)>(ta::Fn::k_cuStreamGetId_ptsz);
     return nv ? nv(hStream, streamId) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetId_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetId_ptsz);
   ta::zero_out(streamId);
   return td::refuse(ta::Fn::k_cuStreamGetId_ptsz, k_note_cuStreamGetId_ptsz);
 }
@@ -13715,6 +14875,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetPriority)>(ta::Fn::k_cuStreamGetPriority);
     return nv ? nv(hStream, priority) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetPriority);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetPriority);
   return td::forward(ta::Fn::k_cuStreamGetPriority, td::driver_table().p_muStreamGetPriority, hStream, priority);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetPriority(CUstream hStream, int * priority) {
@@ -13737,6 +14899,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamGetPriority_ptsz)>(ta::Fn::k_cuStreamGetPriority_ptsz);
     return nv ? nv(hStream, priority) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetPriority_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamGetPriority_ptsz);
   return td::forward(ta::Fn::k_cuStreamGetPriority_ptsz, td::driver_table().p_muStreamGetPriority, td::per_thread_stream(hStream), priority);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetPriority_ptsz(CUstream hStream, int * priority) {
@@ -13759,6 +14923,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamIsCapturing)>(ta::Fn::k_cuStreamIsCapturing);
     return nv ? nv(hStream, captureStatus) : td::no_nvidia_driver(ta::Fn::k_cuStreamIsCapturing);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamIsCapturing);
   return td::refuse(ta::Fn::k_cuStreamIsCapturing, k_note_cuStreamIsCapturing);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus * captureStatus) {
@@ -13781,6 +14947,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamIsCapturing_ptsz)>(ta::Fn::k_cuStreamIsCapturing_ptsz);
     return nv ? nv(hStream, captureStatus) : td::no_nvidia_driver(ta::Fn::k_cuStreamIsCapturing_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamIsCapturing_ptsz);
   return td::refuse(ta::Fn::k_cuStreamIsCapturing_ptsz, k_note_cuStreamIsCapturing_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus) {
@@ -13803,6 +14971,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamQuery)>(ta::Fn::k_cuStreamQuery);
     return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamQuery);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamQuery);
   return td::forward(ta::Fn::k_cuStreamQuery, td::driver_table().p_muStreamQuery, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamQuery(CUstream hStream) {
@@ -13825,6 +14995,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamQuery_ptsz)>(ta::Fn::k_cuStreamQuery_ptsz);
     return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamQuery_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamQuery_ptsz);
   return td::forward(ta::Fn::k_cuStreamQuery_ptsz, td::driver_table().p_muStreamQuery, td::per_thread_stream(hStream));
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamQuery_ptsz(CUstream hStream) {
@@ -13847,6 +15019,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamSetAttribute)>(ta::Fn::k_cuStreamSetAttribute);
     return nv ? nv(hStream, attr, param) : td::no_nvidia_driver(ta::Fn::k_cuStreamSetAttribute);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamSetAttribute);
   return td::refuse(ta::Fn::k_cuStreamSetAttribute, k_note_cuStreamSetAttribute);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * param) {
@@ -13869,6 +15043,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamSetAttribute_ptsz)>(ta::Fn::k_cuStreamSetAttribute_ptsz);
     return nv ? nv(hStream, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuStreamSetAttribute_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamSetAttribute_ptsz);
   return td::refuse(ta::Fn::k_cuStreamSetAttribute_ptsz, k_note_cuStreamSetAttribute_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * value) {
@@ -13891,6 +15067,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamSynchronize)>(ta::Fn::k_cuStreamSynchronize);
     return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamSynchronize);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamSynchronize);
   return td::forward(ta::Fn::k_cuStreamSynchronize, td::driver_table().p_muStreamSynchronize, hStream);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamSynchronize(CUstream hStream) {
@@ -13913,6 +15091,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamSynchronize_ptsz)>(ta::Fn::k_cuStreamSynchronize_ptsz);
     return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamSynchronize_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamSynchronize_ptsz);
   return td::forward(ta::Fn::k_cuStreamSynchronize_ptsz, td::driver_table().p_muStreamSynchronize, td::per_thread_stream(hStream));
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamSynchronize_ptsz(CUstream hStream) {
@@ -13935,6 +15115,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamUpdateCaptureDependencies)>(ta::Fn::k_cuStreamUpdateCaptureDependencies);
     return nv ? nv(hStream, dependencies, numDependencies, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamUpdateCaptureDependencies);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamUpdateCaptureDependencies);
   ta::zero_out(dependencies);
   return td::refuse(ta::Fn::k_cuStreamUpdateCaptureDependencies, k_note_cuStreamUpdateCaptureDependencies);
 }
@@ -13958,6 +15140,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamUpdateCaptureDependencies_ptsz)>(ta::Fn::k_cuStreamUpdateCaptureDependencies_ptsz);
     return nv ? nv(hStream, dependencies, numDependencies, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamUpdateCaptureDependencies_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamUpdateCaptureDependencies_ptsz);
   ta::zero_out(dependencies);
   return td::refuse(ta::Fn::k_cuStreamUpdateCaptureDependencies_ptsz, k_note_cuStreamUpdateCaptureDependencies_ptsz);
 }
@@ -13981,6 +15165,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamUpdateCaptureDependencies_v2)>(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2);
     return nv ? nv(hStream, dependencies, dependencyData, numDependencies, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2);
   ta::zero_out(dependencies);
   return td::refuse(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2, k_note_cuStreamUpdateCaptureDependencies_v2);
 }
@@ -14004,6 +15190,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamUpdateCaptureDependencies_v2_ptsz)>(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2_ptsz);
     return nv ? nv(hStream, dependencies, dependencyData, numDependencies, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2_ptsz);
   ta::zero_out(dependencies);
   return td::refuse(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2_ptsz, k_note_cuStreamUpdateCaptureDependencies_v2_ptsz);
 }
@@ -14027,6 +15215,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitEvent)>(ta::Fn::k_cuStreamWaitEvent);
     return nv ? nv(hStream, hEvent, Flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitEvent);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWaitEvent);
   return td::forward(ta::Fn::k_cuStreamWaitEvent, td::driver_table().p_muStreamWaitEvent, hStream, hEvent, Flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
@@ -14049,6 +15239,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitEvent_ptsz)>(ta::Fn::k_cuStreamWaitEvent_ptsz);
     return nv ? nv(hStream, hEvent, Flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitEvent_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWaitEvent_ptsz);
   return td::forward(ta::Fn::k_cuStreamWaitEvent_ptsz, td::driver_table().p_muStreamWaitEvent, td::per_thread_stream(hStream), hEvent, Flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags) {
@@ -14071,6 +15263,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue32)>(ta::Fn::k_cuStreamWaitValue32);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue32);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWaitValue32);
   return td::refuse(ta::Fn::k_cuStreamWaitValue32, k_note_cuStreamWaitValue32);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
@@ -14093,6 +15287,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue32_ptsz)>(ta::Fn::k_cuStreamWaitValue32_ptsz);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue32_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWaitValue32_ptsz);
   return td::refuse(ta::Fn::k_cuStreamWaitValue32_ptsz, k_note_cuStreamWaitValue32_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
@@ -14115,6 +15311,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue32_v2_ptsz)>(ta::Fn::k_cuStreamWaitValue32_v2_ptsz);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue32_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWaitValue32_v2_ptsz);
   return td::refuse(ta::Fn::k_cuStreamWaitValue32_v2_ptsz, k_note_cuStreamWaitValue32_v2_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
@@ -14137,6 +15335,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue64)>(ta::Fn::k_cuStreamWaitValue64);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue64);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWaitValue64);
   return td::refuse(ta::Fn::k_cuStreamWaitValue64, k_note_cuStreamWaitValue64);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
@@ -14159,6 +15359,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue64_ptsz)>(ta::Fn::k_cuStreamWaitValue64_ptsz);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue64_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWaitValue64_ptsz);
   return td::refuse(ta::Fn::k_cuStreamWaitValue64_ptsz, k_note_cuStreamWaitValue64_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
@@ -14181,6 +15383,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue64_v2)>(ta::Fn::k_cuStreamWaitValue64_v2);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue64_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWaitValue64_v2);
   return td::refuse(ta::Fn::k_cuStreamWaitValue64_v2, k_note_cuStreamWaitValue64_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
@@ -14203,6 +15407,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue64_v2_ptsz)>(ta::Fn::k_cuStreamWaitValue64_v2_ptsz);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue64_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWaitValue64_v2_ptsz);
   return td::refuse(ta::Fn::k_cuStreamWaitValue64_v2_ptsz, k_note_cuStreamWaitValue64_v2_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
@@ -14225,6 +15431,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue64)>(ta::Fn::k_cuStreamWriteValue64);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue64);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWriteValue64);
   return td::refuse(ta::Fn::k_cuStreamWriteValue64, k_note_cuStreamWriteValue64);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
@@ -14247,6 +15455,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue64_ptsz)>(ta::Fn::k_cuStreamWriteValue64_ptsz);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue64_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWriteValue64_ptsz);
   return td::refuse(ta::Fn::k_cuStreamWriteValue64_ptsz, k_note_cuStreamWriteValue64_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
@@ -14269,6 +15479,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue64_v2)>(ta::Fn::k_cuStreamWriteValue64_v2);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue64_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWriteValue64_v2);
   return td::refuse(ta::Fn::k_cuStreamWriteValue64_v2, k_note_cuStreamWriteValue64_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
@@ -14291,6 +15503,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue64_v2_ptsz)>(ta::Fn::k_cuStreamWriteValue64_v2_ptsz);
     return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue64_v2_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuStreamWriteValue64_v2_ptsz);
   return td::refuse(ta::Fn::k_cuStreamWriteValue64_v2_ptsz, k_note_cuStreamWriteValue64_v2_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
@@ -14313,6 +15527,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuSurfObjectCreate)>(ta::Fn::k_cuSurfObjectCreate);
     return nv ? nv(pSurfObject, pResDesc) : td::no_nvidia_driver(ta::Fn::k_cuSurfObjectCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuSurfObjectCreate);
   ta::zero_out(pSurfObject);
   return td::refuse(ta::Fn::k_cuSurfObjectCreate, k_note_cuSurfObjectCreate);
 }
@@ -14336,6 +15552,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuSurfObjectDestroy)>(ta::Fn::k_cuSurfObjectDestroy);
     return nv ? nv(surfObject) : td::no_nvidia_driver(ta::Fn::k_cuSurfObjectDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuSurfObjectDestroy);
   return td::refuse(ta::Fn::k_cuSurfObjectDestroy, k_note_cuSurfObjectDestroy);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuSurfObjectDestroy(CUsurfObject surfObject) {
@@ -14358,6 +15576,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuSurfObjectGetResourceDesc)>(ta::Fn::k_cuSurfObjectGetResourceDesc);
     return nv ? nv(pResDesc, surfObject) : td::no_nvidia_driver(ta::Fn::k_cuSurfObjectGetResourceDesc);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuSurfObjectGetResourceDesc);
   return td::refuse(ta::Fn::k_cuSurfObjectGetResourceDesc, k_note_cuSurfObjectGetResourceDesc);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUsurfObject surfObject) {
@@ -14380,6 +15600,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuSurfRefGetArray)>(ta::Fn::k_cuSurfRefGetArray);
     return nv ? nv(phArray, hSurfRef) : td::no_nvidia_driver(ta::Fn::k_cuSurfRefGetArray);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuSurfRefGetArray);
   ta::zero_out(phArray);
   return td::refuse(ta::Fn::k_cuSurfRefGetArray, k_note_cuSurfRefGetArray);
 }
@@ -14403,6 +15625,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuSurfRefSetArray)>(ta::Fn::k_cuSurfRefSetArray);
     return nv ? nv(hSurfRef, hArray, Flags) : td::no_nvidia_driver(ta::Fn::k_cuSurfRefSetArray);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuSurfRefSetArray);
   return td::refuse(ta::Fn::k_cuSurfRefSetArray, k_note_cuSurfRefSetArray);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags) {
@@ -14425,6 +15649,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTensorMapEncodeIm2col)>(ta::Fn::k_cuTensorMapEncodeIm2col);
     return nv ? nv(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill) : td::no_nvidia_driver(ta::Fn::k_cuTensorMapEncodeIm2col);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTensorMapEncodeIm2col);
   return td::refuse(ta::Fn::k_cuTensorMapEncodeIm2col, k_note_cuTensorMapEncodeIm2col);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTensorMapEncodeIm2col(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const int * pixelBoxLowerCorner, const int * pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
@@ -14447,6 +15673,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTensorMapEncodeIm2colWide)>(ta::Fn::k_cuTensorMapEncodeIm2colWide);
     return nv ? nv(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill) : td::no_nvidia_driver(ta::Fn::k_cuTensorMapEncodeIm2colWide);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTensorMapEncodeIm2colWide);
   return td::refuse(ta::Fn::k_cuTensorMapEncodeIm2colWide, k_note_cuTensorMapEncodeIm2colWide);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTensorMapEncodeIm2colWide(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
@@ -14469,6 +15697,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTensorMapEncodeTiled)>(ta::Fn::k_cuTensorMapEncodeTiled);
     return nv ? nv(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill) : td::no_nvidia_driver(ta::Fn::k_cuTensorMapEncodeTiled);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTensorMapEncodeTiled);
   return td::refuse(ta::Fn::k_cuTensorMapEncodeTiled, k_note_cuTensorMapEncodeTiled);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTensorMapEncodeTiled(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const cuuint32_t * boxDim, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
@@ -14491,6 +15721,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTensorMapReplaceAddress)>(ta::Fn::k_cuTensorMapReplaceAddress);
     return nv ? nv(tensorMap, globalAddress) : td::no_nvidia_driver(ta::Fn::k_cuTensorMapReplaceAddress);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTensorMapReplaceAddress);
   return td::refuse(ta::Fn::k_cuTensorMapReplaceAddress, k_note_cuTensorMapReplaceAddress);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTensorMapReplaceAddress(CUtensorMap * tensorMap, void * globalAddress) {
@@ -14513,6 +15745,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexObjectCreate)>(ta::Fn::k_cuTexObjectCreate);
     return nv ? nv(pTexObject, pResDesc, pTexDesc, pResViewDesc) : td::no_nvidia_driver(ta::Fn::k_cuTexObjectCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexObjectCreate);
   ta::zero_out(pTexObject);
   return td::refuse(ta::Fn::k_cuTexObjectCreate, k_note_cuTexObjectCreate);
 }
@@ -14536,6 +15770,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexObjectDestroy)>(ta::Fn::k_cuTexObjectDestroy);
     return nv ? nv(texObject) : td::no_nvidia_driver(ta::Fn::k_cuTexObjectDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexObjectDestroy);
   return td::refuse(ta::Fn::k_cuTexObjectDestroy, k_note_cuTexObjectDestroy);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexObjectDestroy(CUtexObject texObject) {
@@ -14558,6 +15794,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexObjectGetResourceDesc)>(ta::Fn::k_cuTexObjectGetResourceDesc);
     return nv ? nv(pResDesc, texObject) : td::no_nvidia_driver(ta::Fn::k_cuTexObjectGetResourceDesc);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexObjectGetResourceDesc);
   return td::refuse(ta::Fn::k_cuTexObjectGetResourceDesc, k_note_cuTexObjectGetResourceDesc);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUtexObject texObject) {
@@ -14580,6 +15818,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexObjectGetResourceViewDesc)>(ta::Fn::k_cuTexObjectGetResourceViewDesc);
     return nv ? nv(pResViewDesc, texObject) : td::no_nvidia_driver(ta::Fn::k_cuTexObjectGetResourceViewDesc);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexObjectGetResourceViewDesc);
   return td::refuse(ta::Fn::k_cuTexObjectGetResourceViewDesc, k_note_cuTexObjectGetResourceViewDesc);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC * pResViewDesc, CUtexObject texObject) {
@@ -14602,6 +15842,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexObjectGetTextureDesc)>(ta::Fn::k_cuTexObjectGetTextureDesc);
     return nv ? nv(pTexDesc, texObject) : td::no_nvidia_driver(ta::Fn::k_cuTexObjectGetTextureDesc);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexObjectGetTextureDesc);
   return td::refuse(ta::Fn::k_cuTexObjectGetTextureDesc, k_note_cuTexObjectGetTextureDesc);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC * pTexDesc, CUtexObject texObject) {
@@ -14624,6 +15866,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefCreate)>(ta::Fn::k_cuTexRefCreate);
     return nv ? nv(pTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefCreate);
   ta::zero_out(pTexRef);
   return td::refuse(ta::Fn::k_cuTexRefCreate, k_note_cuTexRefCreate);
 }
@@ -14647,6 +15891,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefDestroy)>(ta::Fn::k_cuTexRefDestroy);
     return nv ? nv(hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefDestroy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefDestroy);
   return td::refuse(ta::Fn::k_cuTexRefDestroy, k_note_cuTexRefDestroy);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefDestroy(CUtexref hTexRef) {
@@ -14669,6 +15915,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetAddress)>(ta::Fn::k_cuTexRefGetAddress);
     return nv ? nv(pdptr, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetAddress);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetAddress);
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuTexRefGetAddress, k_note_cuTexRefGetAddress);
 }
@@ -14692,6 +15940,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetAddressMode)>(ta::Fn::k_cuTexRefGetAddressMode);
     return nv ? nv(pam, hTexRef, dim) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetAddressMode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetAddressMode);
   return td::refuse(ta::Fn::k_cuTexRefGetAddressMode, k_note_cuTexRefGetAddressMode);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetAddressMode(CUaddress_mode * pam, CUtexref hTexRef, int dim) {
@@ -14714,6 +15964,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetAddress_v2)>(ta::Fn::k_cuTexRefGetAddress_v2);
     return nv ? nv(pdptr, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetAddress_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetAddress_v2);
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuTexRefGetAddress_v2, k_note_cuTexRefGetAddress_v2);
 }
@@ -14737,6 +15989,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetArray)>(ta::Fn::k_cuTexRefGetArray);
     return nv ? nv(phArray, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetArray);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetArray);
   ta::zero_out(phArray);
   return td::refuse(ta::Fn::k_cuTexRefGetArray, k_note_cuTexRefGetArray);
 }
@@ -14760,6 +16014,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetBorderColor)>(ta::Fn::k_cuTexRefGetBorderColor);
     return nv ? nv(pBorderColor, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetBorderColor);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetBorderColor);
   ta::zero_out(pBorderColor);
   return td::refuse(ta::Fn::k_cuTexRefGetBorderColor, k_note_cuTexRefGetBorderColor);
 }
@@ -14783,6 +16039,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetFilterMode)>(ta::Fn::k_cuTexRefGetFilterMode);
     return nv ? nv(pfm, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetFilterMode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetFilterMode);
   return td::refuse(ta::Fn::k_cuTexRefGetFilterMode, k_note_cuTexRefGetFilterMode);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetFilterMode(CUfilter_mode * pfm, CUtexref hTexRef) {
@@ -14805,6 +16063,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetFlags)>(ta::Fn::k_cuTexRefGetFlags);
     return nv ? nv(pFlags, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetFlags);
   ta::zero_out(pFlags);
   return td::refuse(ta::Fn::k_cuTexRefGetFlags, k_note_cuTexRefGetFlags);
 }
@@ -14828,6 +16088,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetFormat)>(ta::Fn::k_cuTexRefGetFormat);
     return nv ? nv(pFormat, pNumChannels, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetFormat);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetFormat);
   ta::zero_out(pNumChannels);
   return td::refuse(ta::Fn::k_cuTexRefGetFormat, k_note_cuTexRefGetFormat);
 }
@@ -14851,6 +16113,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetMaxAnisotropy)>(ta::Fn::k_cuTexRefGetMaxAnisotropy);
     return nv ? nv(pmaxAniso, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetMaxAnisotropy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetMaxAnisotropy);
   ta::zero_out(pmaxAniso);
   return td::refuse(ta::Fn::k_cuTexRefGetMaxAnisotropy, k_note_cuTexRefGetMaxAnisotropy);
 }
@@ -14874,6 +16138,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetMipmapFilterMode)>(ta::Fn::k_cuTexRefGetMipmapFilterMode);
     return nv ? nv(pfm, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetMipmapFilterMode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetMipmapFilterMode);
   return td::refuse(ta::Fn::k_cuTexRefGetMipmapFilterMode, k_note_cuTexRefGetMipmapFilterMode);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetMipmapFilterMode(CUfilter_mode * pfm, CUtexref hTexRef) {
@@ -14896,6 +16162,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetMipmapLevelBias)>(ta::Fn::k_cuTexRefGetMipmapLevelBias);
     return nv ? nv(pbias, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetMipmapLevelBias);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetMipmapLevelBias);
   ta::zero_out(pbias);
   return td::refuse(ta::Fn::k_cuTexRefGetMipmapLevelBias, k_note_cuTexRefGetMipmapLevelBias);
 }
@@ -14919,6 +16187,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetMipmapLevelClamp)>(ta::Fn::k_cuTexRefGetMipmapLevelClamp);
     return nv ? nv(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetMipmapLevelClamp);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetMipmapLevelClamp);
   ta::zero_out(pminMipmapLevelClamp);
   ta::zero_out(pmaxMipmapLevelClamp);
   return td::refuse(ta::Fn::k_cuTexRefGetMipmapLevelClamp, k_note_cuTexRefGetMipmapLevelClamp);
@@ -14943,6 +16213,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetMipmappedArray)>(ta::Fn::k_cuTexRefGetMipmappedArray);
     return nv ? nv(phMipmappedArray, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetMipmappedArray);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefGetMipmappedArray);
   ta::zero_out(phMipmappedArray);
   return td::refuse(ta::Fn::k_cuTexRefGetMipmappedArray, k_note_cuTexRefGetMipmappedArray);
 }
@@ -14966,6 +16238,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetAddress)>(ta::Fn::k_cuTexRefSetAddress);
     return nv ? nv(ByteOffset, hTexRef, dptr, bytes) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetAddress);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetAddress);
   ta::zero_out(ByteOffset);
   return td::refuse(ta::Fn::k_cuTexRefSetAddress, k_note_cuTexRefSetAddress);
 }
@@ -14989,6 +16263,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetAddress2D)>(ta::Fn::k_cuTexRefSetAddress2D);
     return nv ? nv(hTexRef, desc, dptr, Pitch) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetAddress2D);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetAddress2D);
   return td::refuse(ta::Fn::k_cuTexRefSetAddress2D, k_note_cuTexRefSetAddress2D);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR_v1 * desc, CUdeviceptr_v1 dptr, unsigned int Pitch) {
@@ -15011,6 +16287,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetAddress2D_v2)>(ta::Fn::k_cuTexRefSetAddress2D_v2);
     return nv ? nv(hTexRef, desc, dptr, Pitch) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetAddress2D_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetAddress2D_v2);
   return td::refuse(ta::Fn::k_cuTexRefSetAddress2D_v2, k_note_cuTexRefSetAddress2D_v2);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch) {
@@ -15033,6 +16311,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetAddress2D_v3)>(ta::Fn::k_cuTexRefSetAddress2D_v3);
     return nv ? nv(hTexRef, desc, dptr, Pitch) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetAddress2D_v3);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetAddress2D_v3);
   return td::refuse(ta::Fn::k_cuTexRefSetAddress2D_v3, k_note_cuTexRefSetAddress2D_v3);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch) {
@@ -15055,6 +16335,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetAddressMode)>(ta::Fn::k_cuTexRefSetAddressMode);
     return nv ? nv(hTexRef, dim, am) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetAddressMode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetAddressMode);
   return td::refuse(ta::Fn::k_cuTexRefSetAddressMode, k_note_cuTexRefSetAddressMode);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am) {
@@ -15077,6 +16359,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetAddress_v2)>(ta::Fn::k_cuTexRefSetAddress_v2);
     return nv ? nv(ByteOffset, hTexRef, dptr, bytes) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetAddress_v2);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetAddress_v2);
   ta::zero_out(ByteOffset);
   return td::refuse(ta::Fn::k_cuTexRefSetAddress_v2, k_note_cuTexRefSetAddress_v2);
 }
@@ -15100,6 +16384,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetArray)>(ta::Fn::k_cuTexRefSetArray);
     return nv ? nv(hTexRef, hArray, Flags) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetArray);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetArray);
   return td::refuse(ta::Fn::k_cuTexRefSetArray, k_note_cuTexRefSetArray);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags) {
@@ -15122,6 +16408,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetBorderColor)>(ta::Fn::k_cuTexRefSetBorderColor);
     return nv ? nv(hTexRef, pBorderColor) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetBorderColor);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetBorderColor);
   ta::zero_out(pBorderColor);
   return td::refuse(ta::Fn::k_cuTexRefSetBorderColor, k_note_cuTexRefSetBorderColor);
 }
@@ -15145,6 +16433,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetFilterMode)>(ta::Fn::k_cuTexRefSetFilterMode);
     return nv ? nv(hTexRef, fm) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetFilterMode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetFilterMode);
   return td::refuse(ta::Fn::k_cuTexRefSetFilterMode, k_note_cuTexRefSetFilterMode);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm) {
@@ -15167,6 +16457,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetFlags)>(ta::Fn::k_cuTexRefSetFlags);
     return nv ? nv(hTexRef, Flags) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetFlags);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetFlags);
   return td::refuse(ta::Fn::k_cuTexRefSetFlags, k_note_cuTexRefSetFlags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags) {
@@ -15189,6 +16481,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetFormat)>(ta::Fn::k_cuTexRefSetFormat);
     return nv ? nv(hTexRef, fmt, NumPackedComponents) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetFormat);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetFormat);
   return td::refuse(ta::Fn::k_cuTexRefSetFormat, k_note_cuTexRefSetFormat);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents) {
@@ -15211,6 +16505,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetMaxAnisotropy)>(ta::Fn::k_cuTexRefSetMaxAnisotropy);
     return nv ? nv(hTexRef, maxAniso) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetMaxAnisotropy);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetMaxAnisotropy);
   return td::refuse(ta::Fn::k_cuTexRefSetMaxAnisotropy, k_note_cuTexRefSetMaxAnisotropy);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso) {
@@ -15233,6 +16529,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetMipmapFilterMode)>(ta::Fn::k_cuTexRefSetMipmapFilterMode);
     return nv ? nv(hTexRef, fm) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetMipmapFilterMode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetMipmapFilterMode);
   return td::refuse(ta::Fn::k_cuTexRefSetMipmapFilterMode, k_note_cuTexRefSetMipmapFilterMode);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm) {
@@ -15255,6 +16553,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetMipmapLevelBias)>(ta::Fn::k_cuTexRefSetMipmapLevelBias);
     return nv ? nv(hTexRef, bias) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetMipmapLevelBias);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetMipmapLevelBias);
   return td::refuse(ta::Fn::k_cuTexRefSetMipmapLevelBias, k_note_cuTexRefSetMipmapLevelBias);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias) {
@@ -15277,6 +16577,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetMipmapLevelClamp)>(ta::Fn::k_cuTexRefSetMipmapLevelClamp);
     return nv ? nv(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetMipmapLevelClamp);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetMipmapLevelClamp);
   return td::refuse(ta::Fn::k_cuTexRefSetMipmapLevelClamp, k_note_cuTexRefSetMipmapLevelClamp);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp) {
@@ -15299,6 +16601,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetMipmappedArray)>(ta::Fn::k_cuTexRefSetMipmappedArray);
     return nv ? nv(hTexRef, hMipmappedArray, Flags) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetMipmappedArray);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuTexRefSetMipmappedArray);
   return td::refuse(ta::Fn::k_cuTexRefSetMipmappedArray, k_note_cuTexRefSetMipmappedArray);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags) {
@@ -15321,6 +16625,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuThreadExchangeStreamCaptureMode)>(ta::Fn::k_cuThreadExchangeStreamCaptureMode);
     return nv ? nv(mode) : td::no_nvidia_driver(ta::Fn::k_cuThreadExchangeStreamCaptureMode);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuThreadExchangeStreamCaptureMode);
   return td::refuse(ta::Fn::k_cuThreadExchangeStreamCaptureMode, k_note_cuThreadExchangeStreamCaptureMode);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode * mode) {
@@ -15343,6 +16649,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuUserObjectCreate)>(ta::Fn::k_cuUserObjectCreate);
     return nv ? nv(object_out, ptr, destroy, initialRefcount, flags) : td::no_nvidia_driver(ta::Fn::k_cuUserObjectCreate);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuUserObjectCreate);
   ta::zero_out(object_out);
   return td::refuse(ta::Fn::k_cuUserObjectCreate, k_note_cuUserObjectCreate);
 }
@@ -15366,6 +16674,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuUserObjectRelease)>(ta::Fn::k_cuUserObjectRelease);
     return nv ? nv(object, count) : td::no_nvidia_driver(ta::Fn::k_cuUserObjectRelease);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuUserObjectRelease);
   return td::refuse(ta::Fn::k_cuUserObjectRelease, k_note_cuUserObjectRelease);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuUserObjectRelease(CUuserObject object, unsigned int count) {
@@ -15388,6 +16698,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuUserObjectRetain)>(ta::Fn::k_cuUserObjectRetain);
     return nv ? nv(object, count) : td::no_nvidia_driver(ta::Fn::k_cuUserObjectRetain);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuUserObjectRetain);
   return td::refuse(ta::Fn::k_cuUserObjectRetain, k_note_cuUserObjectRetain);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuUserObjectRetain(CUuserObject object, unsigned int count) {
@@ -15410,6 +16722,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuWaitExternalSemaphoresAsync)>(ta::Fn::k_cuWaitExternalSemaphoresAsync);
     return nv ? nv(extSemArray, paramsArray, numExtSems, stream) : td::no_nvidia_driver(ta::Fn::k_cuWaitExternalSemaphoresAsync);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuWaitExternalSemaphoresAsync);
   return td::refuse(ta::Fn::k_cuWaitExternalSemaphoresAsync, k_note_cuWaitExternalSemaphoresAsync);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
@@ -15432,6 +16746,8 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuWaitExternalSemaphoresAsync_ptsz)>(ta::Fn::k_cuWaitExternalSemaphoresAsync_ptsz);
     return nv ? nv(extSemArray, paramsArray, numExtSems, stream) : td::no_nvidia_driver(ta::Fn::k_cuWaitExternalSemaphoresAsync_ptsz);
   }
+  if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
+    return td::not_initialised(ta::Fn::k_cuWaitExternalSemaphoresAsync_ptsz);
   return td::refuse(ta::Fn::k_cuWaitExternalSemaphoresAsync_ptsz, k_note_cuWaitExternalSemaphoresAsync_ptsz);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
