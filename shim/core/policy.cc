@@ -75,8 +75,7 @@ bool note_kernel_refused(Fn fn, const void* func) {
   const bool bridged = g_kernel_bridge.load(std::memory_order_relaxed);
   // Served: launched by a PyTorch operator the bridge is trying natively (it then runs the
   // operator on the host). A kernel of the program's own (a C++/CUDA extension) is not.
-  int (*const attempting)() = g_bridge_attempting.load(std::memory_order_relaxed);
-  const bool served = bridged && (attempting == nullptr || attempting() != 0);
+  const bool served = kernel_bridge_serving();
   if (k.first_refusal) {
     if (k.name && served)
       TORCHADA_LOG(kDebug, "%s: kernel %s is NVIDIA device code; the kernel bridge serves it",
@@ -112,6 +111,12 @@ void note_backend_refusal(Fn fn, const char* backend, const char* why, bool logg
     TORCHADA_LOG(
         kWarn, "%s: %s does not support this call%s%s (its not-supported code; logged once)",
         kFnNames[i], backend ? backend : "the MUSA library", why ? ": " : "", why ? why : "");
+}
+
+bool kernel_bridge_serving() {
+  if (!g_kernel_bridge.load(std::memory_order_relaxed)) return false;
+  int (*const attempting)() = g_bridge_attempting.load(std::memory_order_relaxed);
+  return attempting == nullptr || attempting() != 0;
 }
 
 void set_kernel_bridge_active(bool active, int (*attempting)()) {

@@ -21,6 +21,8 @@ bool note_kernel_refused(Fn fn, const void* func);
 // while the bridge tries PyTorch's own CUDA kernel, whose refusal it then serves on the host.
 void set_kernel_bridge_active(bool active, int (*attempting)() = nullptr);
 bool kernel_bridge_active();
+// True on a thread while the bridge tries PyTorch's own CUDA kernel: a refusal then is served.
+bool kernel_bridge_serving();
 // Counts a failed call for the exit summary.
 void note_error(Fn fn);
 // The backend library refused `fn` with its own not-supported code (muBLAS's NOT_IMPLEMENTED, which

@@ -74,6 +74,9 @@ CUresult refuse(Fn fn, const char* why) {
 
 CUresult no_binary(Fn fn, const char* what, const void* image) {
   const auto i = static_cast<std::size_t>(fn);
+  // A module PyTorch's own operator loads (jiterator) while the kernel bridge tries it: the bridge
+  // serves the call, so the refusal is logged at debug level.
+  const bool served = kernel_bridge_serving();
   if (g_named[i].fetch_add(1, std::memory_order_relaxed) < kNamedPerFunction) {
     char kernels[160] = "";
     if (image != nullptr) cubin_kernel_names(image, kernels, sizeof kernels);
@@ -83,15 +86,17 @@ CUresult no_binary(Fn fn, const char* what, const void* image) {
                         (what != nullptr && (std::strstr(what, "torchinductor") != nullptr ||
                                              std::strstr(what, "/triton/") != nullptr ||
                                              std::strstr(what, ".triton") != nullptr));
-    TORCHADA_LOG(kWarn,
-                 "%s(%s%s%s%s%s): NVIDIA device code (cubin/PTX/fatbinary) cannot run on MUSA; "
-                 "refused with CUDA_ERROR_NO_BINARY_FOR_GPU%s",
-                 kFnNames[i], what ? "\"" : "", what ? what : "an in-memory image",
-                 what ? "\"" : "", kernels[0] ? " with kernels " : "", kernels,
-                 triton ? ". It is a Triton kernel: torch.compile's default backend (inductor) "
-                          "generates them; under torchada use torch.compile(backend=\"aot_eager\") "
-                          "(or \"eager\"), which runs PyTorch's operators through the kernel bridge"
-                        : "");
+    const LogLevel level = served ? LogLevel::kDebug : LogLevel::kWarn;
+    if (log_enabled(level))
+      log(level,
+          "%s(%s%s%s%s%s): NVIDIA device code (cubin/PTX/fatbinary) cannot run on MUSA; "
+          "refused with CUDA_ERROR_NO_BINARY_FOR_GPU%s",
+          kFnNames[i], what ? "\"" : "", what ? what : "an in-memory image", what ? "\"" : "",
+          kernels[0] ? " with kernels " : "", kernels,
+          triton ? ". It is a Triton kernel: torch.compile's default backend (inductor) "
+                   "generates them; under torchada use torch.compile(backend=\"aot_eager\") "
+                   "(or \"eager\"), which runs PyTorch's operators through the kernel bridge"
+                 : "");
   }
   note_unsupported(fn, "NVIDIA device code cannot be loaded or run on MUSA", /*logged=*/true);
   return CUDA_ERROR_NO_BINARY_FOR_GPU;

@@ -815,3 +815,43 @@ def test_bridged_reads_keep_lazy_clones_lazy(mode, bridge):
     same(torch.cumsum(a, 0), c, tol=1e-5)                  # a kept its values
     print("OK")
     """, env={"TORCHADA_KERNEL_BRIDGE": bridge})
+
+
+def test_narrow_dtypes_the_cpu_kernels_lack_are_widened(mode):
+    # ComplexHalf: PyTorch's CUDA kernels have it, its CPU kernels refuse it ("rsqrt_cpu" not
+    # implemented for 'ComplexHalf'). The bridge computes in complex float and rounds once, as the
+    # CUDA kernel does: functional, in-place and out= forms, a real-valued result (abs: Half).
+    run_ok(mode, """
+    x = torch.randn(64, device="cuda", dtype=torch.complex64) + 2
+    h = x.to(torch.complex32)
+    want = torch.rsqrt(h.to(torch.complex64)).to(torch.complex32)
+    def bits(t):
+        return t.view(torch.float16).cpu()
+    r = torch.rsqrt(h)
+    assert r.dtype == torch.complex32 and r.is_cuda
+    assert torch.equal(bits(r), bits(want))
+    inplace = h.clone()
+    assert inplace.rsqrt_() is inplace and torch.equal(bits(inplace), bits(want))
+    out = torch.empty(64, device="cuda", dtype=torch.complex32)
+    assert torch.rsqrt(h, out=out) is out and torch.equal(bits(out), bits(want))
+    a = torch.abs(h)
+    assert a.dtype == torch.float16
+    same(a, torch.abs(h.to(torch.complex64)).half())
+    print("OK")
+    """)
+
+
+def test_jiterator_refusal_says_what_to_do(mode):
+    # torch.cuda.jiterator compiles the user's CUDA C++ into NVIDIA device code: refused, and the
+    # error says so (the driver's own text kept) instead of "CUDA driver error: ..." alone.
+    run_ok(mode, """
+    fn = torch.cuda.jiterator._create_jit_fn("template <typename T> T twice(T x) { return x * 2; }")
+    try:
+        fn(torch.ones(4, device="cuda"))
+        raise AssertionError("a jiterator kernel ran")
+    except RuntimeError as e:
+        text = str(e)
+        assert "torch.cuda.jiterator" in text and "PyTorch operators" in text, text
+        assert "CUDA driver error" in text, text
+    print("OK")
+    """)

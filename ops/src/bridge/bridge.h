@@ -112,6 +112,10 @@ bool is_kernel_refusal(const c10::Error& e);
 // there, as the CUDA kernel would have. Orders itself after the work queued on the current
 // stream.
 void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m);
+// run_on_host(), and when the CPU kernel refuses Half, BFloat16 or ComplexHalf by name (a type
+// the CUDA kernel has), again on arguments widened to float / complex float, the results rounded
+// back to the narrow type (widen.cpp).
+void run_on_host_widening(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m);
 // A bridged call cannot become part of a CUDA graph: raises, naming the operator, when `stream`
 // is being captured (host_exec.cpp).
 void refuse_capture(const c10::FunctionSchema& schema, cudaStream_t stream);

@@ -31,6 +31,9 @@
 //   with one warning and cuDNN stays off: PyTorch's own convolution kernels run (through ops/'s
 //   device kernels or the bridge), and torch.backends.cudnn.enabled reads False, which is true.
 //   Where: torch._C._set_cudnn_enabled and the setter of torch.backends.cudnn's `enabled`.
+// - torch.cuda.jiterator compiles the user's CUDA C++ with NVRTC into NVIDIA device code, which
+//   the driver refuses ("CUDA driver error: ..."). The error is raised again saying so and what to
+//   do instead. Where: torch.cuda.jiterator._JittedFunction.__call__.
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -169,10 +172,33 @@ def _torchada_keep_cudnn_off():
     torch._C._torchada_cudnn_off = True
 
 
+def _torchada_explain_jiterator():
+    jitted = getattr(sys.modules["torch.cuda.jiterator"], "_JittedFunction", None)
+    if jitted is None or getattr(jitted, "_torchada_explained", False):
+        return
+    call = jitted.__call__
+
+    def explained_call(self, *args, **kwargs):
+        try:
+            return call(self, *args, **kwargs)
+        except RuntimeError as e:
+            if "CUDA driver error" not in str(e):
+                raise
+            raise RuntimeError(
+                "torchada: torch.cuda.jiterator compiles this function's CUDA C++ with NVRTC "
+                "into NVIDIA device code, which cannot run on MUSA; write it with PyTorch "
+                "operators (they run on the device or through the kernel bridge), or port it to "
+                "MUSA (mcc) as an extension (" + str(e).splitlines()[0] + ")") from e
+
+    jitted.__call__ = explained_call
+    jitted._torchada_explained = True
+
+
 if (os.environ.get("TORCHADA_TORCH_COMPILE") or "").lower() != "inductor":  # settings.h: any case
     _torchada_after_import("torch._dynamo", _torchada_use_aot_eager)
 _torchada_after_import("torch.autograd.profiler", _torchada_profile_cpu_only)
 _torchada_after_import("torch.backends.cudnn", _torchada_keep_cudnn_off)
+_torchada_after_import("torch.cuda.jiterator", _torchada_explain_jiterator)
 if not _TORCHADA_RANDOM_ON_DEVICE:
     _torchada_after_import("torch.cuda.random", _torchada_cuda_seeds_reseed_the_bridge)
 )PY";
