@@ -42,6 +42,7 @@
 
 #include "../device/device.h"
 #include "bridge.h"
+#include "ivalue_tensors.h"
 
 namespace torchada::ops::bridge {
 namespace {
@@ -224,23 +225,10 @@ class HostCall {
   }
 
   void to_host(c10::IValue& v, bool write) {
-    if (v.isTensor()) {
-      const at::Tensor& t = v.toTensor();
-      if (t.defined() && !t.is_cuda()) host_args_.push_back(t.unsafeGetTensorImpl());
-      v = wrap(t, write);
-    } else if (v.isTensorList()) {
-      c10::List<at::Tensor> out;
-      out.reserve(v.toTensorList().size());
-      for (const at::Tensor& t : v.toTensorList()) out.push_back(wrap(t, write));
-      v = std::move(out);
-    } else if (v.isList()) {
-      // Tensor?[] (index, index_put_) and other generic lists: a copy, never the caller's list.
-      c10::impl::GenericList l = v.toList().copy();
-      for (size_t i = 0; i < l.size(); ++i) {
-        c10::IValue e = l.get(i);
-        if (e.isTensor()) l.set(i, wrap(e.toTensor(), write));
-      }
-      v = std::move(l);
+    if (v.isTensor() || v.isTensorList() || v.isList()) {
+      if (v.isTensor() && v.toTensor().defined() && !v.toTensor().is_cuda())
+        host_args_.push_back(v.toTensor().unsafeGetTensorImpl());
+      map_tensors(v, [&](const at::Tensor& t) { return wrap(t, write); });
     } else if (v.isDevice()) {
       if (v.toDevice().is_cuda())
         v = c10::Device(c10::kCPU);
@@ -323,24 +311,7 @@ class HostCall {
   }
 
   void to_device(c10::IValue& v) {
-    if (v.isTensor()) {
-      v = to_device_tensor(v.toTensor());
-    } else if (v.isTensorList()) {
-      c10::List<at::Tensor> out;
-      for (const at::Tensor& t : v.toTensorList()) out.push_back(to_device_tensor(t));
-      v = std::move(out);
-    } else if (v.isList()) {
-      c10::impl::GenericList l = v.toList().copy();
-      for (size_t i = 0; i < l.size(); ++i) {
-        c10::IValue e = l.get(i);
-        if (e.isTensor()) l.set(i, to_device_tensor(e.toTensor()));
-      }
-      v = std::move(l);
-    } else if (v.isTuple()) {
-      std::vector<c10::IValue> elems = v.toTupleRef().elements().vec();
-      for (auto& e : elems) to_device(e);
-      v = c10::ivalue::Tuple::create(std::move(elems));
-    }
+    map_tensors(v, [&](const at::Tensor& t) { return to_device_tensor(t); });
   }
 
   // TORCHADA_OPS_RNG=cpu: one CPU generator per CUDA generator, seeded from it, and made again

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bridge.h"
+#include "ivalue_tensors.h"
 
 namespace torchada::ops::bridge {
 namespace {
@@ -50,35 +51,12 @@ class Widening {
   explicit Widening(c10::ScalarType narrow) : narrow_(narrow), wide_(wide_of(narrow)) {}
 
   void widen(c10::IValue& v, bool write) {
-    if (v.isTensor()) {
-      v = widen(v.toTensor(), write);
-    } else if (v.isTensorList()) {
-      c10::List<at::Tensor> out;
-      for (const at::Tensor& t : v.toTensorList()) out.push_back(widen(t, write));
-      v = std::move(out);
-    } else if (v.isList()) {
-      c10::impl::GenericList l = v.toList().copy();
-      for (size_t i = 0; i < l.size(); ++i) {
-        c10::IValue e = l.get(i);
-        if (e.isTensor()) l.set(i, widen(e.toTensor(), write));
-      }
-      v = std::move(l);
-    }
+    map_tensors(v, [&](const at::Tensor& t) { return widen(t, write); });
   }
 
   // After the call: written arguments get their widened results; results are rounded back.
   void narrow_results(c10::IValue& v) {
-    if (v.isTensor()) {
-      v = narrow_result(v.toTensor());
-    } else if (v.isTensorList()) {
-      c10::List<at::Tensor> out;
-      for (const at::Tensor& t : v.toTensorList()) out.push_back(narrow_result(t));
-      v = std::move(out);
-    } else if (v.isTuple()) {
-      std::vector<c10::IValue> elems = v.toTupleRef().elements().vec();
-      for (auto& e : elems) narrow_results(e);
-      v = c10::ivalue::Tuple::create(std::move(elems));
-    }
+    map_tensors(v, [&](const at::Tensor& t) { return narrow_result(t); });
   }
 
   void write_back() {
