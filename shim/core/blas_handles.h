@@ -12,62 +12,27 @@
 // and anything else is refused by the caller (CUBLAS_STATUS_NOT_INITIALIZED, logged). The table is
 // ABI-free: a handle from libcublas.so.12 serves libcublasLt.so.13 as well.
 //
-// lt_fast() is on the path of every cuBLASLt call: a seqlock-guarded open-addressing table, read
-// with acquire loads and no read-modify-write (no shared cache line is written by readers).
-// Writers (creations, destructions, the lazy mublasLtCreate) are serialised by a mutex and bump
-// the sequence around their stores; a reader that saw the sequence move, or found nothing, takes
-// resolve(), which looks again under the mutex. So the fast path may miss, never answer wrongly.
-// Tables replaced when growing are kept (never freed) for readers still inside them; growth
-// doubles, so they add up to less than the live table. Deletion shifts entries back (no
-// tombstones), so the size follows the number of live handles, whatever the churn.
+// Lookups (lt_fast, known_cublas) are on the path of every cuBLAS/cuBLASLt call: lock-free reads
+// of a HandleTable (core/handle_table.h) whose data word is the muBLASLt handle to pass.
 #pragma once
 
-#include <atomic>
-#include <cstddef>
 #include <cstdint>
+
+#include "core/handle_table.h"
 
 namespace torchada {
 namespace blas_handles {
 
-struct Slot {
-  std::atomic<std::uintptr_t> key{0};  // the handle the program holds; 0: empty
-  // The muBLASLt handle to pass: the key itself for cublasLtCreate's handles; for cuBLAS handles
-  // the one created for it, 0 until then.
-  std::atomic<std::uintptr_t> lt{0};
-};
-
-struct Table {
-  Slot* slots;
-  std::size_t mask;  // capacity - 1 (a power of two)
-  unsigned shift;    // 64 - log2(capacity)
-};
-
-extern std::atomic<std::uint64_t> g_sequence;  // odd while a writer is changing the table
-extern std::atomic<const Table*> g_table;
-
-inline std::size_t slot_of(std::uintptr_t key, const Table* t) {
-  // Fibonacci hashing: the high bits of the product (allocations differ in their middle bits).
-  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> t->shift) & t->mask;
-}
+// Key: the handle the program holds. Value: the muBLASLt handle to pass, the key itself for
+// cublasLtCreate's handles; for cuBLAS handles the one created for it, 0 until then.
+extern HandleTable g_handles;
 
 // The muBLASLt handle for `h`, or null: unknown, a cuBLAS handle with none created yet, a writer
 // busy. Null is never an answer: resolve() decides.
 inline void* lt_fast(const void* h) {
-  const std::uint64_t seq = g_sequence.load(std::memory_order_acquire);
-  const Table* t = g_table.load(std::memory_order_acquire);
-  const auto key = reinterpret_cast<std::uintptr_t>(h);
   std::uintptr_t lt = 0;
-  for (std::size_t i = slot_of(key, t), n = 0; n <= t->mask; ++n, i = (i + 1) & t->mask) {
-    const std::uintptr_t k = t->slots[i].key.load(std::memory_order_acquire);
-    if (k == key) {
-      lt = t->slots[i].lt.load(std::memory_order_acquire);
-      break;
-    }
-    if (k == 0) break;
-  }
-  // The acquire loads above keep this load after them; a writer's release stores they read from
-  // come after its odd sequence, which this load then sees.
-  if ((seq & 1) != 0 || g_sequence.load(std::memory_order_relaxed) != seq) return nullptr;
+  if (g_handles.find_fast(reinterpret_cast<std::uintptr_t>(h), &lt) != HandleTable::Lookup::kFound)
+    return nullptr;
   return reinterpret_cast<void*>(lt);
 }
 
@@ -77,22 +42,17 @@ inline void* lt_fast(const void* h) {
 // no writer is busy; the mutex decides otherwise.
 bool known_cublas_slow(const void* h);
 inline bool known_cublas(const void* h) {
-  const std::uint64_t seq = g_sequence.load(std::memory_order_acquire);
-  const Table* t = g_table.load(std::memory_order_acquire);
   const auto key = reinterpret_cast<std::uintptr_t>(h);
-  bool found = false;
-  for (std::size_t i = slot_of(key, t), n = 0; key != 0 && n <= t->mask;
-       ++n, i = (i + 1) & t->mask) {
-    const std::uintptr_t k = t->slots[i].key.load(std::memory_order_acquire);
-    if (k == key) {
-      found = t->slots[i].lt.load(std::memory_order_acquire) != key;  // not a cuBLASLt handle
+  std::uintptr_t lt = 0;
+  switch (g_handles.find_fast(key, &lt)) {
+    case HandleTable::Lookup::kFound:
+      return lt != key;  // not a cuBLASLt handle
+    case HandleTable::Lookup::kAbsent:
+      return false;
+    case HandleTable::Lookup::kBusy:
       break;
-    }
-    if (k == 0) break;
   }
-  if ((seq & 1) != 0 || g_sequence.load(std::memory_order_relaxed) != seq)
-    return known_cublas_slow(h);
-  return found;
+  return known_cublas_slow(h);
 }
 
 enum class Kind {

@@ -575,7 +575,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommAbort ? ta::nvidia().p_ncclCommAbort(comm) : L::missing(Fn::k_ncclCommAbort);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommAbort", Fn::k_ncclCommAbort, be.table.mcclCommAbort, comm);
+  return ta::impl::ncclCommAbort(comm);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommAbort(ncclComm_t comm) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommAbort<false, false>(comm);
@@ -670,7 +670,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommDestroy ? ta::nvidia().p_ncclCommDestroy(comm) : L::missing(Fn::k_ncclCommDestroy);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommDestroy", Fn::k_ncclCommDestroy, be.table.mcclCommDestroy, comm);
+  return ta::impl::ncclCommDestroy(comm);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommDestroy(ncclComm_t comm) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommDestroy<false, false>(comm);
@@ -796,7 +796,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitAll ? ta::nvidia().p_ncclCommInitAll(comm, ndev, devlist) : L::missing(Fn::k_ncclCommInitAll);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommInitAll", Fn::k_ncclCommInitAll, be.table.mcclCommInitAll, comm, ndev, devlist);
+  return ta::impl::ncclCommInitAll(comm, ndev, devlist);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommInitAll<false, false>(comm, ndev, devlist);
@@ -821,7 +821,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitRank ? ta::nvidia().p_ncclCommInitRank(comm, nranks, commId, rank) : L::missing(Fn::k_ncclCommInitRank);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommInitRank", Fn::k_ncclCommInitRank, be.table.mcclCommInitRank, comm, nranks, commId, rank);
+  return ta::impl::ncclCommInitRank(comm, nranks, commId, rank);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommInitRank<false, false>(comm, nranks, commId, rank);
@@ -1384,7 +1384,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGroupEnd ? ta::nvidia().p_ncclGroupEnd() : L::missing(Fn::k_ncclGroupEnd);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclGroupEnd", Fn::k_ncclGroupEnd, be.table.mcclGroupEnd);
+  return ta::impl::ncclGroupEnd();
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclGroupEnd() {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGroupEnd<false, false>();
@@ -1429,7 +1429,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGroupStart ? ta::nvidia().p_ncclGroupStart() : L::missing(Fn::k_ncclGroupStart);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclGroupStart", Fn::k_ncclGroupStart, be.table.mcclGroupStart);
+  return ta::impl::ncclGroupStart();
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclGroupStart() {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGroupStart<false, false>();
@@ -2397,7 +2397,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommAbort ? ta::nvidia().p_pncclCommAbort(comm) : L::missing(Fn::k_pncclCommAbort);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommAbort", Fn::k_pncclCommAbort, be.table.mcclCommAbort, comm);
+  return ta::impl::pncclCommAbort(comm);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommAbort(ncclComm_t comm) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommAbort<false, false>(comm);
@@ -2492,7 +2492,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommDestroy ? ta::nvidia().p_pncclCommDestroy(comm) : L::missing(Fn::k_pncclCommDestroy);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommDestroy", Fn::k_pncclCommDestroy, be.table.mcclCommDestroy, comm);
+  return ta::impl::pncclCommDestroy(comm);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommDestroy(ncclComm_t comm) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommDestroy<false, false>(comm);
@@ -2618,7 +2618,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitAll ? ta::nvidia().p_pncclCommInitAll(comm, ndev, devlist) : L::missing(Fn::k_pncclCommInitAll);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommInitAll", Fn::k_pncclCommInitAll, be.table.mcclCommInitAll, comm, ndev, devlist);
+  return ta::impl::pncclCommInitAll(comm, ndev, devlist);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommInitAll<false, false>(comm, ndev, devlist);
@@ -2643,7 +2643,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitRank ? ta::nvidia().p_pncclCommInitRank(comm, nranks, commId, rank) : L::missing(Fn::k_pncclCommInitRank);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclCommInitRank", Fn::k_pncclCommInitRank, be.table.mcclCommInitRank, comm, nranks, commId, rank);
+  return ta::impl::pncclCommInitRank(comm, nranks, commId, rank);
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommInitRank<false, false>(comm, nranks, commId, rank);
@@ -3206,7 +3206,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGroupEnd ? ta::nvidia().p_pncclGroupEnd() : L::missing(Fn::k_pncclGroupEnd);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclGroupEnd", Fn::k_pncclGroupEnd, be.table.mcclGroupEnd);
+  return ta::impl::pncclGroupEnd();
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclGroupEnd() {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGroupEnd<false, false>();
@@ -3251,7 +3251,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGroupStart ? ta::nvidia().p_pncclGroupStart() : L::missing(Fn::k_pncclGroupStart);
-  return ta::traced_lib_call<L, kTraced, ta::trace::BackendSpan::kEndsCall>("mcclGroupStart", Fn::k_pncclGroupStart, be.table.mcclGroupStart);
+  return ta::impl::pncclGroupStart();
 }
 [[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclGroupStart() {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGroupStart<false, false>();

@@ -10,8 +10,12 @@ namespace torchada {
 inline namespace TORCHADA_ABI_NS {
 namespace impl {
 
+ncclResult_t ncclCommAbort(ncclComm_t comm);
 ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int * device);
+ncclResult_t ncclCommDestroy(ncclComm_t comm);
 ncclResult_t ncclCommFinalize(ncclComm_t comm);
+ncclResult_t ncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist);
+ncclResult_t ncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank);
 ncclResult_t ncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config);
 ncclResult_t ncclCommResume(ncclComm_t comm);
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config);
@@ -21,9 +25,15 @@ ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, n
 const char * ncclGetErrorString(ncclResult_t result);
 const char * ncclGetLastError(ncclComm_t comm);
 ncclResult_t ncclGetVersion(int * version);
+ncclResult_t ncclGroupEnd();
+ncclResult_t ncclGroupStart();
 ncclResult_t ncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr);
+ncclResult_t pncclCommAbort(ncclComm_t comm);
 ncclResult_t pncclCommCuDevice(const ncclComm_t comm, int * device);
+ncclResult_t pncclCommDestroy(ncclComm_t comm);
 ncclResult_t pncclCommFinalize(ncclComm_t comm);
+ncclResult_t pncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist);
+ncclResult_t pncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank);
 ncclResult_t pncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config);
 ncclResult_t pncclCommResume(ncclComm_t comm);
 ncclResult_t pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config);
@@ -33,6 +43,8 @@ ncclResult_t pncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, 
 const char * pncclGetErrorString(ncclResult_t result);
 const char * pncclGetLastError(ncclComm_t comm);
 ncclResult_t pncclGetVersion(int * version);
+ncclResult_t pncclGroupEnd();
+ncclResult_t pncclGroupStart();
 ncclResult_t pncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr);
 
 }  // namespace impl

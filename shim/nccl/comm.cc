@@ -86,9 +86,13 @@ ncclResult_t init_rank_config(Fn id, ncclComm_t* comm, int nranks, ncclUniqueId 
     note_error(id);
     return ncclInvalidArgument;
   }
-  return finish(id, be.table.mcclCommInitRankConfig(convert<mcclComm_t*>(comm), nranks,
-                                                    Pair<ncclUniqueId>::to_musa(commId), rank,
-                                                    config != nullptr ? &mconfig : nullptr));
+  const ncclResult_t r =
+      finish(id, be.table.mcclCommInitRankConfig(convert<mcclComm_t*>(comm), nranks,
+                                                 Pair<ncclUniqueId>::to_musa(commId), rank,
+                                                 config != nullptr ? &mconfig : nullptr));
+  // A non-blocking communicator is usable (ncclCommGetAsyncError...) while it initialises.
+  if (r == ncclSuccess || r == ncclInProgress) add_comm(comm);
+  return r;
 }
 
 ncclResult_t split(Fn id, ncclComm_t comm, int color, int key, ncclComm_t* newcomm,
@@ -106,9 +110,12 @@ ncclResult_t split(Fn id, ncclComm_t comm, int color, int key, ncclComm_t* newco
     return ncclInvalidArgument;
   }
   const int mcolor = color == NCCL_SPLIT_NOCOLOR ? MCCL_SPLIT_NOCOLOR : color;
-  return finish(id, be.table.mcclCommSplit(convert<mcclComm_t>(comm), mcolor, key,
-                                           convert<mcclComm_t*>(newcomm),
-                                           config != nullptr ? &mconfig : nullptr));
+  const ncclResult_t r = finish(id, be.table.mcclCommSplit(convert<mcclComm_t>(comm), mcolor, key,
+                                                           convert<mcclComm_t*>(newcomm),
+                                                           config != nullptr ? &mconfig : nullptr));
+  // NCCL_SPLIT_NOCOLOR ranks get a NULL communicator, which add_comm leaves out.
+  if (r == ncclSuccess || r == ncclInProgress) add_comm(newcomm);
+  return r;
 }
 
 using CommDeviceFn = mcclResult_t (*)(const mcclComm_t, int*);
@@ -132,7 +139,10 @@ CommDeviceFn comm_device_fn() {
 
 ncclResult_t finish(Fn id, mcclResult_t r) {
   const ncclResult_t s = NcclLib::status(r);
-  if (s != ncclSuccess && s != ncclInProgress) note_error(id);
+  if (s != ncclSuccess && s != ncclInProgress) {
+    set_last_error(id, nullptr);  // MCCL's own last error is the newest
+    note_error(id);
+  }
   return s;
 }
 
@@ -143,6 +153,7 @@ ncclResult_t comm_device(Fn id, const ncclComm_t comm, int* device) {
     note_error(id);
     return ncclInvalidArgument;
   }
+  if (!HandleOf<ncclComm_t>::known(comm)) return NcclLib::bad_handle(id);
   return finish(id, fn(convert<mcclComm_t>(comm), device));
 }
 

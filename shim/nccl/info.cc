@@ -4,6 +4,8 @@
 // code, from the shim otherwise; neither string call ever returns NULL.
 #include <atomic>
 
+#include <cstdio>
+
 #include "gen/nccl2_impl.h"
 #include "nccl/nccl.h"
 
@@ -69,14 +71,28 @@ const char* error_string(ncclResult_t result) {
   return own_error_string(result);
 }
 
+thread_local char t_refusal[256];  // empty: MCCL's last error is the newest
+
 const char* last_error(ncclComm_t comm) {
+  if (t_refusal[0] != '\0') return t_refusal;
   const auto& be = NcclLib::backend();
   if (be.table.mcclGetLastError == nullptr) return "";
+  // NCCL's last error is the process's, whatever the communicator: one the shim does not know
+  // (destroyed, garbage) is not handed to MCCL.
+  if (!HandleOf<ncclComm_t>::known(comm)) comm = nullptr;
   const char* s = be.table.mcclGetLastError(convert<mcclComm_t>(comm));
   return s != nullptr ? s : "";
 }
 
 }  // namespace
+
+void set_last_error(Fn id, const char* what) {
+  if (what == nullptr) {
+    t_refusal[0] = '\0';
+    return;
+  }
+  std::snprintf(t_refusal, sizeof t_refusal, "%s: %s", kFnNames[static_cast<int>(id)], what);
+}
 
 namespace impl {
 

@@ -53,7 +53,8 @@ ncclResult_t finalize(Fn id, ncclComm_t comm) {
     return ncclSystemError;
   }
   int current = -1;
-  if (rt.musaGetDevice(&current) != musaSuccess || (current != device && rt.musaSetDevice(device) != musaSuccess)) {
+  if (rt.musaGetDevice(&current) != musaSuccess ||
+      (current != device && rt.musaSetDevice(device) != musaSuccess)) {
     TORCHADA_LOG(kWarn, "%s: cannot make device %d current: ncclUnhandledCudaError", fn_name(id),
                  device);
     note_error(id);

@@ -7,6 +7,7 @@
 #include <nccl.h>
 
 #include "abi/library.h"
+#include "core/handle_table.h"
 #include "core/library_tables.h"
 #include "core/log.h"
 #include "gen/fn_ids.h"
@@ -14,6 +15,11 @@
 
 namespace torchada {
 inline namespace TORCHADA_ABI_NS {
+
+// What ncclGetLastError answers after the shim refused a call itself (MCCL never saw it): the
+// calling thread's "<function>: <what>", until MCCL reports an error again (what == nullptr
+// clears it). shim/nccl/info.cc.
+void set_last_error(Fn id, const char* what);
 
 struct NcclLib {
   using Status = ncclResult_t;
@@ -38,10 +44,20 @@ struct NcclLib {
     note_unsupported(id);
     return ncclInvalidUsage;
   }
-  // A failed MCCL call (lib_error): counted.
+  // A failed MCCL call (lib_error): counted; MCCL's last error is the newest.
   static Status fail(Fn id, Status s) {
+    set_last_error(id, nullptr);
     note_error(id);
     return s;
+  }
+  [[gnu::noinline, gnu::cold]] static Status bad_handle(Fn id) {
+    static constexpr char kWhat[] =
+        "the communicator is not one ncclCommInit*/ncclCommSplit returned (NULL, destroyed, "
+        "aborted or never created)";
+    TORCHADA_LOG(kWarn, "%s: %s: ncclInvalidArgument", kFnNames[static_cast<int>(id)], kWhat);
+    set_last_error(id, kWhat);
+    note_error(id);
+    return ncclInvalidArgument;
   }
   static Status invalid_enum(Fn id) {
     TORCHADA_LOG(kWarn, "%s: an enum argument has no MCCL counterpart: ncclInvalidArgument",
@@ -50,6 +66,23 @@ struct NcclLib {
     return ncclInvalidArgument;
   }
 };
+
+// The communicators ncclCommInitRank/InitAll/InitRankConfig/Split returned and
+// ncclCommDestroy/Abort have not taken back (shim/nccl/comms.cc): every call taking a
+// communicator is refused (NcclLib::bad_handle) for anything else, before MCCL dereferences it.
+// The value word is unused.
+extern HandleTable g_nccl_comms;
+
+template <>
+struct HandleOf<ncclComm_t> : std::true_type {
+  [[gnu::always_inline]] static bool known(ncclComm_t c) {
+    return g_nccl_comms.contains(reinterpret_cast<std::uintptr_t>(c));
+  }
+};
+
+// After a successful (or in-progress, non-blocking) creation: the communicator *out is live, now
+// or, inside a group, when the group ends (shim/nccl/comms.cc).
+void add_comm(ncclComm_t* out);
 
 // The device of `comm` (mcclCommMuDevice, or a library's mcclCommCuDevice): ncclSuccess, or the
 // error to return (counted against `id`). shim/nccl/comm.cc.

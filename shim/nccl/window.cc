@@ -56,6 +56,7 @@ ncclResult_t window_register(Fn id, ncclComm_t comm, void* buff, size_t size, nc
   if (win == nullptr) return invalid(id, "win is NULL");
   *win = nullptr;
   if ((flags & ~kKnownWinFlags) != 0) return invalid(id, "unknown winFlags");
+  if (!HandleOf<ncclComm_t>::known(comm)) return NcclLib::bad_handle(id);
   const auto& be = NcclLib::backend();
   if (be.table.mcclCommRegister == nullptr) return NcclLib::missing(id);
   void* handle = nullptr;

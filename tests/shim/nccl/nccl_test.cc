@@ -1,10 +1,10 @@
 // NCCL through the preloaded shim on the simulated MCCL: the calls the shim translates by hand
 // (version, error strings, ncclCommInitRankConfig / ncclCommSplit with their configurations,
-// ncclCommCuDevice, the emulated ncclCommFinalize / Suspend / Resume and windows), several ranks driven from one process, and NULL / invalid arguments on the
-// exports. The program is linked with NVIDIA's libnccl.so.2 and libcudart.so.13 like a user's; run
-// with LD_PRELOAD=libtorchada.so, TORCHADA_BACKEND=sim, TORCHADA_SIM_DEVICES=4 (see CMakeLists).
-// NCCL_TEST_FAKE_MCCL=1 selects the refusal test (TORCHADA_SIM_LIB_DIR holds a libmccl.so.2 that
-// is not linked against MUSA).
+// ncclCommCuDevice, the emulated ncclCommFinalize / Suspend / Resume and windows), several ranks
+// driven from one process, and NULL / invalid arguments on the exports. The program is linked with
+// NVIDIA's libnccl.so.2 and libcudart.so.13 like a user's; run with LD_PRELOAD=libtorchada.so,
+// TORCHADA_BACKEND=sim, TORCHADA_SIM_DEVICES=4 (see CMakeLists). NCCL_TEST_FAKE_MCCL=1 selects the
+// refusal test (TORCHADA_SIM_LIB_DIR holds a libmccl.so.2 that is not linked against MUSA).
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -531,8 +531,6 @@ void null_arguments(bool P) {
       {"CommUserRank", NCCL_FN(P, ncclCommUserRank)(none, &i)},
       {"CommCuDevice", NCCL_FN(P, ncclCommCuDevice)(none, &i)},
       {"CommGetAsyncError", NCCL_FN(P, ncclCommGetAsyncError)(none, &e)},
-      {"CommAbort", NCCL_FN(P, ncclCommAbort)(none)},
-      {"CommDestroy", NCCL_FN(P, ncclCommDestroy)(none)},
       {"CommFinalize", NCCL_FN(P, ncclCommFinalize)(none)},
       {"CommRegister", NCCL_FN(P, ncclCommRegister)(none, a, kN * 4, &handle)},
       {"CommDeregister", NCCL_FN(P, ncclCommDeregister)(none, reinterpret_cast<void*>(0x1000))},
@@ -551,6 +549,9 @@ void null_arguments(bool P) {
   };
   for (const Call& k : null_comm) EXPECT_NE(k.r, ncclSuccess) << k.what << " with a NULL comm";
   EXPECT_EQ(out, nullptr);
+  // Destroying or aborting NULL is NCCL's no-op success.
+  EXPECT_EQ(NCCL_FN(P, ncclCommDestroy)(none), ncclSuccess);
+  EXPECT_EQ(NCCL_FN(P, ncclCommAbort)(none), ncclSuccess);
 
   ncclUniqueId* no_id = nullptr;
   const Call null_pointers[] = {
@@ -603,11 +604,29 @@ void null_arguments(bool P) {
   EXPECT_EQ(ncclAllReduce(a, b, kN, ncclFloat, ncclSum, c, s), ncclSuccess);
   EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
 
-  // A destroyed communicator is not one.
+  // A destroyed communicator, and a pointer that never was one, are refused by the shim itself
+  // (its text in ncclGetLastError: MCCL never saw them, so a real MCCL cannot dereference them),
+  // destroying again included.
   EXPECT_EQ(ncclCommDestroy(c), ncclSuccess);
-  EXPECT_NE(ncclCommCount(c, &i), ncclSuccess);
-  EXPECT_NE(ncclAllReduce(a, b, kN, ncclFloat, ncclSum, c, s), ncclSuccess);
-  EXPECT_NE(ncclCommDestroy(c), ncclSuccess);
+  const std::string refused =
+      "the communicator is not one ncclCommInit*/ncclCommSplit returned (NULL, destroyed, aborted "
+      "or never created)";
+  float not_a_comm[64] = {};
+  for (ncclComm_t bad : {c, reinterpret_cast<ncclComm_t>(not_a_comm)}) {
+    EXPECT_EQ(ncclCommCount(bad, &i), ncclInvalidArgument);
+    EXPECT_EQ(std::string(ncclGetLastError(nullptr)), "ncclCommCount: " + refused);
+    EXPECT_EQ(ncclAllReduce(a, b, kN, ncclFloat, ncclSum, bad, s), ncclInvalidArgument);
+    EXPECT_EQ(std::string(ncclGetLastError(nullptr)), "ncclAllReduce: " + refused);
+    EXPECT_EQ(NCCL_FN(P, ncclCommSplit)(bad, 0, 0, &out, nullptr), ncclInvalidArgument);
+    EXPECT_EQ(NCCL_FN(P, ncclCommFinalize)(bad), ncclInvalidArgument);
+    EXPECT_EQ(NCCL_FN(P, ncclCommAbort)(bad), ncclInvalidArgument);
+    EXPECT_EQ(NCCL_FN(P, ncclCommDestroy)(bad), ncclInvalidArgument);
+    EXPECT_NE(std::string(ncclGetLastError(bad)).find(refused), std::string::npos);
+  }
+  for (float f : not_a_comm) EXPECT_EQ(f, 0.0f) << "the fake communicator's bytes were written";
+  // An error MCCL reports is the newest again.
+  EXPECT_NE(ncclGetUniqueId(nullptr), ncclSuccess);
+  EXPECT_EQ(std::string(ncclGetLastError(nullptr)).find(refused), std::string::npos);
 
   // Group calls complete with nothing in them.
   EXPECT_EQ(NCCL_FN(P, ncclGroupStart)(), ncclSuccess);
