@@ -669,9 +669,14 @@ musaError_t musaSimCheckRange(const void* p, size_t bytes) {
   return api([&] {
     auto at = reinterpret_cast<uintptr_t>(p);
     Alloc first;
-    // Memory outside every allocation is the host's, which simulated devices address (as GPUs
-    // with HMM do): only a span that starts in an allocation can overrun it.
-    if (bytes == 0 || !lookup(p, &first)) return musaSuccess;
+    if (bytes == 0) return musaSuccess;
+    if (!lookup(p, &first)) {
+      // Memory outside every allocation is the host's, which simulated devices address (as GPUs
+      // with HMM do). A host span cannot wrap the address space, nor run into device memory
+      // (which lies apart from host memory on a GPU): either is an overrun.
+      if (bytes - 1 > UINTPTR_MAX - at) return musaErrorIllegalAddress;
+      return rt().mem.device_memory_in(at, at + bytes) ? musaErrorIllegalAddress : musaSuccess;
+    }
     while (bytes > 0) {
       Alloc a;
       if (!lookup(reinterpret_cast<const void*>(at), &a)) return musaErrorIllegalAddress;

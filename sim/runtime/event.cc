@@ -34,6 +34,9 @@ musaError_t record(musaEvent_t event, musaStream_t stream, unsigned flags) {
   SIM_TRY(find_event(event, &e));
   std::shared_ptr<MUstream_st> s;
   SIM_TRY(resolve_stream(stream, &s));
+  // CUDA: "cudaEventRecord() will fail if the input event and input stream are associated to
+  // different devices".
+  if (s->device != e->device) return musaErrorInvalidResourceHandle;
   if (stream_is_capturing(*s)) {
     Runtime& r = rt();
     std::lock_guard<std::mutex> lock(r.graph_mu);
@@ -157,6 +160,8 @@ musaError_t musaEventElapsedTime(float* ms, musaEvent_t start, musaEvent_t end) 
     SIM_TRY(find_event(start, &a));
     SIM_TRY(find_event(end, &b));
     if (event_captured(*a) || event_captured(*b)) return musaErrorCapturedEvent;
+    // Events of two devices have no common clock: CUDA's cudaEventElapsedTime fails for them.
+    if (a->device != b->device) return musaErrorInvalidResourceHandle;
     if (((a->flags | b->flags) & musaEventDisableTiming) != 0)
       return musaErrorInvalidResourceHandle;
     MarkerPtr ma = event_marker(*a), mb = event_marker(*b);

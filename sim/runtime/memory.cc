@@ -22,6 +22,13 @@ bool Registry::find(const void* p, Alloc* out) {
   return true;
 }
 
+bool Registry::device_memory_in(uintptr_t lo, uintptr_t hi) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = map_.lower_bound(lo); it != map_.end() && it->first < hi; ++it)
+    if (it->second.kind == AllocKind::Device || it->second.kind == AllocKind::Managed) return true;
+  return false;
+}
+
 void Registry::add(const Alloc& a) {
   std::lock_guard<std::mutex> lock(mu_);
   Alloc& slot = map_[a.base];

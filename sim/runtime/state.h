@@ -129,6 +129,8 @@ inline bool inside(const Alloc& a, uintptr_t start, size_t span) {
 class Registry {
  public:
   bool find(const void* p, Alloc* out);
+  // Whether device or managed memory lies anywhere in [lo, hi).
+  bool device_memory_in(uintptr_t lo, uintptr_t hi);
   void add(const Alloc& a);
   bool remove_exact(uintptr_t base, AllocKind kind, Alloc* out);  // never an external range
   std::vector<Alloc> remove_device(int device);  // musaDeviceReset; keeps external ranges

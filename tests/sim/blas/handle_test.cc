@@ -7,6 +7,8 @@
 #include <chrono>
 #include <thread>
 
+#include "sim_ext.h"
+
 namespace bt {
 namespace {
 
@@ -481,6 +483,31 @@ TEST_F(Handle, OperandsBeyondTheirAllocationsFaultTheDevice) {
   const std::string log2 = testing::internal::GetCapturedStderr();
   EXPECT_NE(log2.find("gemm (batched): operand"), std::string::npos) << log2;
   EXPECT_NE(log2.find("gemm (GemmEx): operand C"), std::string::npos) << log2;
+  ASSERT_EQ(musaSuccess, musaDeviceReset());
+}
+
+// Memory outside every allocation is host memory, which the simulated devices address (as GPUs
+// with HMM do); but a span from there that runs into device memory, or wraps the address space,
+// is an overrun (host and device memory lie apart on a GPU): the device faults, nothing is
+// written, whatever host memory precedes the allocation.
+TEST_F(Handle, HostSpansRunningIntoDeviceMemoryFaultTheDevice) {
+  float* d = nullptr;
+  ASSERT_EQ(musaSuccess, musaMalloc(reinterpret_cast<void**>(&d), 4096));
+  ASSERT_EQ(musaSuccess, musaMemset(d, 0x5a, 4096));
+  const auto before = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(d) - 64);
+  EXPECT_EQ(musaErrorIllegalAddress, musaSimCheckRange(before, 128));
+  EXPECT_EQ(musaSuccess, musaSimCheckRange(before, 64));  // ends where the allocation starts
+  EXPECT_EQ(musaErrorIllegalAddress, musaSimCheckRange(before, SIZE_MAX));
+  std::vector<float> host(64, 1.0f);
+  EXPECT_EQ(musaSuccess, musaSimCheckRange(host.data(), host.size() * sizeof(float)));
+  // A GEMM whose C starts in host memory 64 bytes before the allocation and runs into it.
+  const float one = 1.0f, zero = 0.0f;
+  auto* c = reinterpret_cast<float*>(reinterpret_cast<uintptr_t>(d) - 64);
+  testing::internal::CaptureStderr();
+  MU_OK(mublasSgemm(h_, MUBLAS_OP_N, MUBLAS_OP_N, 8, 8, 8, &one, d, 8, d, 8, &zero, c, 8));
+  EXPECT_EQ(musaErrorIllegalAddress, musaDeviceSynchronize());
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("gemm: operand C spans 256 bytes"), std::string::npos) << log;
   ASSERT_EQ(musaSuccess, musaDeviceReset());
 }
 

@@ -1,5 +1,6 @@
-// Runs files through the fuzzing entry point without libFuzzer: every corpus file, under the
-// build's sanitizers, as a ctest (tools.check.fuzz_replay). Arguments: files or directories.
+// Runs files through a fuzzing entry point without libFuzzer: every corpus file, under the
+// build's sanitizers, as a ctest (tools.check.fuzz_replay, sim.fuzz_replay). Arguments: files or
+// directories. Linked with each entry point (fuzz/check, fuzz/sim).
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -36,10 +37,11 @@ void Collect(const std::string& path, std::vector<std::string>* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const char* self = argv[0];
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) Collect(argv[i], &files);
   if (files.empty()) {
-    std::fprintf(stderr, "check_fuzz_replay: no input files\n");
+    std::fprintf(stderr, "%s: no input files\n", self);
     return 1;
   }
   for (const std::string& f : files) {
@@ -47,14 +49,14 @@ int main(int argc, char** argv) {
     const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
                                   std::istreambuf_iterator<char>());
     if (!in.eof() && in.fail()) {
-      std::fprintf(stderr, "check_fuzz_replay: cannot read %s\n", f.c_str());
+      std::fprintf(stderr, "%s: cannot read %s\n", self, f.c_str());
       return 1;
     }
     if (LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()) != 0) {
-      std::fprintf(stderr, "check_fuzz_replay: %s: entry point failed\n", f.c_str());
+      std::fprintf(stderr, "%s: %s: entry point failed\n", self, f.c_str());
       return 1;
     }
   }
-  std::printf("check_fuzz_replay: %zu inputs\n", files.size());
+  std::printf("%s: %zu inputs\n", self, files.size());
   return 0;
 }
