@@ -74,6 +74,8 @@ struct Var {
     "compute capability CUDA code sees: equivalent, native or M.m")                                \
   X(kSimDevices, "TORCHADA_SIM_DEVICES", kInt, kSim, 1, 16, "", "1",                               \
     "simulator: number of devices")                                                                \
+  X(kSimArch, "TORCHADA_SIM_ARCH", kWord, kSim, 0, 0, "mp_22|mp_21|mp_31", "mp_22",              \
+    "simulator: the MUSA architecture presented (mp_21 MTT S80, mp_22 MTT S4000, mp_31 MTT S5000)") \
   X(kSimMemoryMb, "TORCHADA_SIM_MEMORY_MB", kInt, kSim, 1, 1LL << 24, "", "",                      \
     "simulator: memory per device in MiB (default 49152, at most half the host's, shared)")        \
   X(kSimGemm, "TORCHADA_SIM_GEMM", kText, kSim, 0, 0, "", "",                                      \

@@ -26,9 +26,12 @@
 // 128-element and 128 x 128 block scaling of A and B (A_SCALE_MODE / B_SCALE_MODE = VEC128_32F,
 // BLK128x128_32F: DeepSeek-style FP8, PyTorch's blockwise _scaled_mm), also muBLASLt's lack, run
 // as one muBLASLt FP8 matmul per 128-element K block with outer-vector scales (muBLASLt's
-// OUTER_VEC_32F). Scale tensors, FP32, are outer-dimension major: the factor of outer index o
-// (row of op(A) / column of op(B) for VEC128_32F; o / 128 for BLK128x128_32F) and K block q lies
-// at q * ld + o, ld the outer count rounded up to a multiple of 4 (16 bytes). They are read back
+// OUTER_VEC_32F). Scale tensors are FP32. VEC128_32F's are outer-dimension major: the factor of
+// outer index o (row of op(A) / column of op(B)) and K block q lies at q * ld + o, ld the outer
+// count rounded up to a multiple of 4 (16 bytes). BLK128x128_32F's are K-block major: the factor
+// of outer block o / 128 and K block q lies at (o / 128) * kb + q, kb the number of K blocks (the
+// layout PyTorch's blockwise _scaled_mm hands cuBLASLt for its 128 x 128 weights: a
+// (K/128, N/128) tensor with strides (1, K/128)). They are read back
 // and expanded on the host into one vector per K block (m floats for A, n for B; a SCALAR_32F
 // scale, or none, is repeated), uploaded, and for each K block q (the last may be short):
 //   P_q(i, j) = (alpha * (sa_q[i] * sb_q[j])) * sum_{l in block q} op(A)(i, l) op(B)(l, j)
@@ -471,12 +474,11 @@ cublasStatus_t blockwise_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t de
       return unsupported(
           "VEC128_32F / BLK128x128_32F scaling of one operand with a mode other than SCALAR_32F "
           "on the other");
-    const uint64_t outer_count = mode == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F
-                                     ? (outer[w] + 127) / 128
+    const bool blk = mode == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    const uint64_t outer_count = blk ? (outer[w] + 127) / 128
                                  : mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F ? outer[w]
                                                                                    : 1;
-    const uint64_t ld = mode < 0 ? 1 : (outer_count + 3) / 4 * 4;
-    host_count[w] = mode < 0 ? 1 : ld * kb;
+    host_count[w] = mode < 0 ? 1 : blk ? outer_count * kb : (outer_count + 3) / 4 * 4 * kb;
     host[w].reset(new (std::nothrow) float[host_count[w]]);
     expanded[w].reset(new (std::nothrow) float[kb * outer[w]]);
     if (!host[w] || !expanded[w]) {
@@ -494,15 +496,13 @@ cublasStatus_t blockwise_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t de
   if (rt.musaStreamSynchronize(s) != musaSuccess) return failed("the scale tensors' read back");
   for (int w = 0; w < 2; ++w) {
     const int32_t mode = note.ab_mode[w];
-    const uint64_t outer_count =
-        mode == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F ? (outer[w] + 127) / 128 : outer[w];
-    const uint64_t ld = (outer_count + 3) / 4 * 4;
+    const bool blk = mode == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    const uint64_t ld = (outer[w] + 3) / 4 * 4;  // VEC128_32F's
     for (uint64_t q = 0; q < kb; ++q)
       for (uint64_t o = 0; o < outer[w]; ++o)
-        expanded[w][q * outer[w] + o] =
-            mode < 0 ? host[w][0]
-                     : host[w][q * ld +
-                               (mode == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F ? o / 128 : o)];
+        expanded[w][q * outer[w] + o] = mode < 0 ? host[w][0]
+                                        : blk    ? host[w][(o / 128) * kb + q]
+                                                 : host[w][q * ld + o];
   }
 
   static std::atomic<bool> logged{false};

@@ -81,6 +81,9 @@ Runtime* create_runtime() {
   r->generation = g_generation.load();
   using torchada::settings::Id;
   r->device_count = static_cast<int>(torchada::settings::integer(Id::kSimDevices, settings_warn));
+  // In the order of the setting's words: mp_22 (the default), mp_21, mp_31.
+  static constexpr Arch kArchs[] = {{"MTT S4000", 2, 2}, {"MTT S80", 2, 1}, {"MTT S5000", 3, 1}};
+  r->arch = kArchs[torchada::settings::word(Id::kSimArch, settings_warn)];
   const size_t mb = static_cast<size_t>(torchada::settings::integer(
       Id::kSimMemoryMb, default_memory_mb(r->device_count), settings_warn));
   for (int i = 0; i < r->device_count; ++i) {
@@ -161,7 +164,8 @@ namespace {
 
 void fill_props(int d, musaDeviceProp* p) {
   std::memset(p, 0, sizeof(*p));
-  std::snprintf(p->name, sizeof(p->name), "MTT S4000");
+  const Arch& arch = rt().arch;
+  std::snprintf(p->name, sizeof(p->name), "%s", arch.name);
   for (int i = 0; i < 16; ++i) p->uuid.bytes[i] = static_cast<char>(0x4d + i * 7 + d * 31);
   p->totalGlobalMem = device(d).total;
   p->sharedMemPerBlock = 48 << 10;
@@ -177,8 +181,8 @@ void fill_props(int d, musaDeviceProp* p) {
   p->maxGridSize[2] = 65535;
   p->clockRate = 1750000;  // kHz
   p->totalConstMem = 64 << 10;
-  p->major = 2;
-  p->minor = 2;
+  p->major = arch.major;
+  p->minor = arch.minor;
   p->textureAlignment = 512;
   p->texturePitchAlignment = 32;
   p->deviceOverlap = 1;

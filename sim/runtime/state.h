@@ -171,8 +171,18 @@ struct Device {
   std::atomic<int> fault{musaSuccess};
 };
 
+// The MUSA architectures the simulator can present (TORCHADA_SIM_ARCH): the card's name and
+// compute capability. Every other property is the same (an S4000's); warpSize is 128 on all of
+// them, the width documented for mp_21 and mp_22 (mp_31's is not documented) and the one the
+// executor runs.
+struct Arch {
+  const char* name;  // musaDeviceProp::name
+  int major, minor;
+};
+
 struct Runtime {
   int device_count = 1;
+  Arch arch{"MTT S4000", 2, 2};
   std::vector<std::unique_ptr<Device>> devices;
   Registry mem;
   unsigned long long generation = 0;

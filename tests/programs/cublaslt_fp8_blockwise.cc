@@ -2,10 +2,13 @@
 // blockwise torch._scaled_mm uses: A and B in CUDA_R_8F_E4M3 with FP32 scale factors per 128
 // K elements of each row of op(A) / column of op(B) (CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F) or
 // per 128 x 128 block (CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F), built against the CUDA 13 and
-// CUDA 12 headers. Scale tensors are outer-dimension major: the factor of outer index o and K block
-// q at q * ld + o, ld the outer count (rows of op(A) or columns of op(B) for VEC128_32F, their
-// 128-blocks for BLK128x128_32F) rounded up to a multiple of 4; the padding holds NaN here, so a
-// factor read from the wrong place shows. Checked bit for bit against a host reference:
+// CUDA 12 headers. VEC128_32F scale tensors are outer-dimension major: the factor of outer index o
+// (a row of op(A) or column of op(B)) and K block q at q * ld + o, ld the outer count rounded up to
+// a multiple of 4; the padding holds NaN here, so a factor read from the wrong place shows.
+// BLK128x128_32F tensors are K-block major: the factor of outer block o / 128 and K block q at
+// (o / 128) * kb + q, kb the number of K blocks (PyTorch's blockwise _scaled_mm hands its 128 x 128
+// weight scales to cuBLASLt so: (K/128, N/128) with strides (1, K/128)). Checked bit for bit
+// against a host reference:
 //   D = round(sum_q alpha * sa(i, q) * sb(j, q) * sum_{l in block q} a(i, l) b(l, j))
 // with inputs multiples of 1/8 no larger than 2 and factors in {0.5, 0.75, 1, 1.25, 1.5, 2}, so
 // every partial sum, block product and sum of blocks is exact in fp32 in any order and the only
@@ -95,20 +98,24 @@ struct Scales {
   std::vector<float> v;
   Scales(Mode m, int outer_, int k) : mode(m), outer(outer_), kb((k + 127) / 128) {
     const int count = m == kBlk128 ? (outer + 127) / 128 : outer;
-    ld = (count + 3) / 4 * 4;
+    ld = m == kBlk128 ? kb : (count + 3) / 4 * 4;  // K-block major / outer major
     static const float kValues[] = {0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 2.0f};
     std::uniform_int_distribution<int> pick(0, 5);
     if (m == kScalar) {
       v = {kValues[pick(rng)]};
       return;
     }
-    v.assign(size_t(ld) * kb, NAN);
+    v.assign(m == kBlk128 ? size_t(count) * kb : size_t(ld) * kb, NAN);
     for (int q = 0; q < kb; ++q)
-      for (int o = 0; o < count; ++o) v[size_t(q) * ld + o] = kValues[pick(rng)];
+      for (int o = 0; o < count; ++o) v[index(o, q)] = kValues[pick(rng)];
+  }
+  // Where the factor of outer index (or block) o and K block q lies.
+  size_t index(int o, int q) const {
+    return mode == kBlk128 ? size_t(o) * ld + q : size_t(q) * ld + o;
   }
   double at(int o, int l) const {
     if (mode == kScalar) return v[0];
-    return v[size_t(l / 128) * ld + (mode == kBlk128 ? o / 128 : o)];
+    return v[index(mode == kBlk128 ? o / 128 : o, l / 128)];
   }
   int32_t cublas_mode() const {
     return mode == kScalar   ? CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F

@@ -142,6 +142,43 @@ def test_scaled_mm_fp8(mode):
     assert calls >= 19 and errors == 0, (calls, errors, p.stderr[-4000:])
 
 
+# Blockwise _scaled_mm (the DeepSeek recipe: 1 x 128 scales of activations, 128 x 128 of
+# weights, and 1 x 128 on both) on a simulated MTT S5000 (TORCHADA_SIM_ARCH=mp_31, MUSA's FP8
+# architecture), whose compute capability 3.1 CUDA code sees as 9.0, the capability PyTorch takes
+# these recipes to cuBLASLt at: no TORCHADA_REPORT_CC. The scale tensors in the layouts PyTorch
+# demands (1 x 128: M-major; 128 x 128: (K/128, N/128), K-block major) reach cublasLtMatmul as
+# VEC128_32F / BLK128x128_32F. Exact inputs and scales: D equals the float64 reference rounded to
+# bf16, bit for bit; K = 384 gives three K blocks, N = 256 two weight blocks.
+def test_scaled_mm_blockwise(mode):
+    p = check(run(mode, """
+        import torch
+        assert torch.cuda.get_device_capability() == (9, 0), torch.cuda.get_device_capability()
+        assert torch.cuda.get_device_name() == "MTT S5000", torch.cuda.get_device_name()
+        g = torch.Generator().manual_seed(7)
+        M, K, N = 128, 384, 256
+        A = (torch.randint(-8, 9, (M, K), generator=g).float() / 8).to(torch.float8_e4m3fn)
+        B = (torch.randint(-8, 9, (N, K), generator=g).float() / 8).to(torch.float8_e4m3fn)
+        def factors(*shape):
+            return torch.tensor([0.5, 0.75, 1.0, 1.25, 1.5, 2.0])[
+                torch.randint(0, 6, shape, generator=g)]
+        def expand(s, rows):  # per-element factors of an (outer, K) operand
+            return s.double().repeat_interleave(rows, 0).repeat_interleave(128, 1)
+        a, b = A.cuda(), B.cuda().t()
+        sa = factors(M, K // 128)
+        sa_dev = sa.cuda().t().contiguous().t()  # M-major, as PyTorch requires
+        for name, sb, rows in [("1x128 x 128x128", factors(N // 128, K // 128), 128),
+                               ("1x128 x 1x128", factors(N, K // 128), 1)]:
+            sb_dev = sb.cuda().t() if rows == 128 else sb.cuda().t().contiguous()
+            out = torch._scaled_mm(a, b, sa_dev, sb_dev, out_dtype=torch.bfloat16)
+            ref = (A.double() * expand(sa, 1)) @ (B.double() * expand(sb, rows)).t()
+            want = ref.to(torch.bfloat16).float()
+            assert torch.equal(out.cpu().float(), want), (name, (out.cpu().float() - want).abs().max())
+        print("OK")
+    """, env={"TORCHADA_SIM_ARCH": "mp_31", "TORCHADA_STATS": "1"}))
+    assert "OK" in p.stdout
+    assert re.search(r"\]\s+cublasLtMatmul\s+2\s+0\s", p.stderr), p.stderr[-4000:]
+
+
 # MXFP8: _scaled_mm with float8_e8m0fnu block scales (one per 32 K elements, in cuBLAS's tiles of
 # 128 x 4 factors, built as PyTorch's to_blocked() does) reaches cublasLtMatmul with the
 # VEC32_UE8M0 scale modes. PyTorch takes it only on compute capability 10.0. Two row tiles, K
