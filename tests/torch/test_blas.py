@@ -143,7 +143,7 @@ def test_scaled_mm_fp8(mode):
 
 
 # Blockwise _scaled_mm (the DeepSeek recipe: 1 x 128 scales of activations, 128 x 128 of
-# weights, and 1 x 128 on both) on a simulated MTT S5000 (TORCHADA_SIM_ARCH=mp_31, MUSA's FP8
+# weights; 1 x 128 on both; 128 x 128 activations with 1 x 128 weights) on a simulated MTT S5000 (TORCHADA_SIM_ARCH=mp_31, MUSA's FP8
 # architecture), whose compute capability 3.1 CUDA code sees as 9.0, the capability PyTorch takes
 # these recipes to cuBLASLt at: no TORCHADA_REPORT_CC. The scale tensors in the layouts PyTorch
 # demands (1 x 128: M-major; 128 x 128: (K/128, N/128), K-block major) reach cublasLtMatmul as
@@ -173,10 +173,19 @@ def test_scaled_mm_blockwise(mode):
             ref = (A.double() * expand(sa, 1)) @ (B.double() * expand(sb, rows)).t()
             want = ref.to(torch.bfloat16).float()
             assert torch.equal(out.cpu().float(), want), (name, (out.cpu().float() - want).abs().max())
+        # 128 x 128 activation blocks with 1 x 128 weight scales: scale_a (M/128, K/128) contiguous.
+        M2 = 256
+        A2 = (torch.randint(-8, 9, (M2, K), generator=g).float() / 8).to(torch.float8_e4m3fn)
+        sa2, sb2 = factors(M2 // 128, K // 128), factors(N, K // 128)
+        out = torch._scaled_mm(A2.cuda(), b, sa2.cuda(), sb2.cuda().t().contiguous(),
+                               out_dtype=torch.bfloat16)
+        ref = (A2.double() * expand(sa2, 128)) @ (B.double() * expand(sb2, 1)).t()
+        want = ref.to(torch.bfloat16).float()
+        assert torch.equal(out.cpu().float(), want), (out.cpu().float() - want).abs().max()
         print("OK")
     """, env={"TORCHADA_SIM_ARCH": "mp_31", "TORCHADA_STATS": "1"}))
     assert "OK" in p.stdout
-    assert re.search(r"\]\s+cublasLtMatmul\s+2\s+0\s", p.stderr), p.stderr[-4000:]
+    assert re.search(r"\]\s+cublasLtMatmul\s+3\s+0\s", p.stderr), p.stderr[-4000:]
 
 
 # MXFP8: _scaled_mm with float8_e8m0fnu block scales (one per 32 K elements, in cuBLAS's tiles of
