@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "load.h"
+
 namespace {
 
 struct Libs {
@@ -21,14 +23,8 @@ struct Libs {
   cublasHandle_t cuda_handle = nullptr;
   mublasHandle_t musa_handle = nullptr;
   Libs() {
-    setenv("TORCHADA_BACKEND", "sim", 1);
-    setenv("TORCHADA_SIM_LIB_DIR", TORCHADA_SIM_DIR, 1);
-    shim = dlopen(TORCHADA_SHIM_PATH, RTLD_NOW | RTLD_LOCAL);
-    mublas = dlopen(TORCHADA_SIM_DIR "/libmublas.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!shim || !mublas) {
-      std::fprintf(stderr, "bench: cannot load the shim or muBLAS: %s\n", dlerror());
-      std::exit(1);
-    }
+    shim = bench::load(TORCHADA_SHIM_PATH);
+    mublas = bench::load(TORCHADA_SIM_DIR "/libmublas.so.1");
     auto create = reinterpret_cast<decltype(&cublasCreate_v2)>(
         dlvsym(shim, "cublasCreate_v2", "libcublas.so.13"));
     auto mcreate = reinterpret_cast<decltype(&mublasCreate)>(dlsym(mublas, "mublasCreate"));

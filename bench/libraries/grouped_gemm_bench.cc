@@ -19,6 +19,8 @@
 #include <map>
 #include <vector>
 
+#include "load.h"
+
 namespace {
 
 constexpr int kGroups = 8;
@@ -33,15 +35,9 @@ struct Libs {
   decltype(&musaDeviceSynchronize) sync = nullptr;
   decltype(&musaMalloc) malloc_device = nullptr;
   Libs() {
-    setenv("TORCHADA_BACKEND", "sim", 1);
-    setenv("TORCHADA_SIM_LIB_DIR", TORCHADA_SIM_DIR, 1);
-    shim = dlopen(TORCHADA_SHIM_PATH, RTLD_NOW | RTLD_LOCAL);
-    mublas = dlopen(TORCHADA_SIM_DIR "/libmublas.so.1", RTLD_NOW | RTLD_LOCAL);
-    musart = dlopen(TORCHADA_SIM_DIR "/libmusart.so.5", RTLD_NOW | RTLD_LOCAL);
-    if (!shim || !mublas || !musart) {
-      std::fprintf(stderr, "bench: cannot load the shim, muBLAS or the runtime: %s\n", dlerror());
-      std::exit(1);
-    }
+    shim = bench::load(TORCHADA_SHIM_PATH);
+    mublas = bench::load(TORCHADA_SIM_DIR "/libmublas.so.1");
+    musart = bench::load(TORCHADA_SIM_DIR "/libmusart.so.5");
     sync = reinterpret_cast<decltype(sync)>(dlsym(musart, "musaDeviceSynchronize"));
     malloc_device = reinterpret_cast<decltype(malloc_device)>(dlsym(musart, "musaMalloc"));
     auto create = reinterpret_cast<decltype(&cublasCreate_v2)>(

@@ -23,6 +23,7 @@
 #include "core/blas_handles.h"
 #include "core/library_tables.h"
 #include "core/log.h"
+#include "load.h"
 
 // What core/blas_handles.cc needs from the rest of the shim, for LookupAlone (the shim's own copy
 // is the one the other cases measure).
@@ -49,15 +50,9 @@ struct Libs {
   decltype(&cublasCreate_v2) create = nullptr;
   decltype(&cublasLtCreate) lt_create = nullptr;
   Libs() {
-    setenv("TORCHADA_BACKEND", "sim", 1);
-    setenv("TORCHADA_SIM_LIB_DIR", TORCHADA_SIM_DIR, 1);
     const char* path = std::getenv("BENCH_SHIM_PATH");
-    shim = dlopen(path ? path : TORCHADA_SHIM_PATH, RTLD_NOW | RTLD_LOCAL);
-    lt = dlopen(TORCHADA_SIM_DIR "/libmublasLt.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!shim || !lt) {
-      std::fprintf(stderr, "bench: cannot load the shim or muBLASLt: %s\n", dlerror());
-      std::exit(1);
-    }
+    shim = bench::load(path ? path : TORCHADA_SHIM_PATH);
+    lt = bench::load(TORCHADA_SIM_DIR "/libmublasLt.so.1");
     create = reinterpret_cast<decltype(create)>(dlvsym(shim, "cublasCreate_v2", "libcublas.so.13"));
     lt_create =
         reinterpret_cast<decltype(lt_create)>(dlvsym(shim, "cublasLtCreate", "libcublasLt.so.13"));

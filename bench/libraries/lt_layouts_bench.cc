@@ -20,25 +20,16 @@
 #include <cstring>
 #include <vector>
 
+#include "load.h"
+
 namespace {
 
 #define TORCHADA_LT_FN(name) decltype(&::name) name = sym<decltype(&::name)>(#name)
 
 // Loads the shim first: the function members below are looked up when they are initialised.
-void* load(const char* path) {
-  setenv("TORCHADA_BACKEND", "sim", 1);
-  setenv("TORCHADA_SIM_LIB_DIR", TORCHADA_SIM_DIR, 1);
-  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (h == nullptr) {
-    std::fprintf(stderr, "bench: cannot load %s: %s\n", path, dlerror());
-    std::exit(1);
-  }
-  return h;
-}
-
 struct Libs {
-  void* shim = load(TORCHADA_SHIM_PATH);
-  void* musart = load(TORCHADA_SIM_DIR "/libmusart.so.5");
+  void* shim = bench::load(TORCHADA_SHIM_PATH);
+  void* musart = bench::load(TORCHADA_SIM_DIR "/libmusart.so.5");
   template <class F>
   F sym(const char* name) {
     void* p = dlvsym(shim, name, "libcublasLt.so.13");

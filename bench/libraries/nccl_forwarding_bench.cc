@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "load.h"
+
 namespace {
 
 struct Libs {
@@ -21,14 +23,8 @@ struct Libs {
   ncclComm_t cuda_comm = nullptr;
   mcclComm_t musa_comm = nullptr;
   Libs() {
-    setenv("TORCHADA_BACKEND", "sim", 1);
-    setenv("TORCHADA_SIM_LIB_DIR", TORCHADA_SIM_DIR, 1);
-    shim = dlopen(TORCHADA_SHIM_PATH, RTLD_NOW | RTLD_LOCAL);
-    mccl = dlopen(TORCHADA_SIM_DIR "/libmccl.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!shim || !mccl) {
-      std::fprintf(stderr, "bench: cannot load the shim or MCCL: %s\n", dlerror());
-      std::exit(1);
-    }
+    shim = bench::load(TORCHADA_SHIM_PATH);
+    mccl = bench::load(TORCHADA_SIM_DIR "/libmccl.so.2");
     auto init = reinterpret_cast<decltype(&ncclCommInitAll)>(dlsym(shim, "ncclCommInitAll"));
     auto minit = reinterpret_cast<decltype(&mcclCommInitAll)>(dlsym(mccl, "mcclCommInitAll"));
     const int device = 0;
