@@ -855,3 +855,35 @@ def test_jiterator_refusal_says_what_to_do(mode):
         assert "CUDA driver error" in text, text
     print("OK")
     """)
+
+
+# torch.cuda.set_sync_debug_mode: PyTorch's CUDA operators that synchronise to learn their output's
+# shape (nonzero, masked_select) warn or raise there; the bridge keeps that once it serves them
+# (the first calls latch them), and stays quiet for operators whose shape needs no data (topk)
+# and while the mode is off.
+def test_sync_debug_mode_for_bridged_operators(mode):
+    run_ok(mode, """
+    import warnings
+    x = torch.randn(64, device="cuda")
+    torch.nonzero(x > 0), torch.masked_select(x, x > 0), torch.topk(x, 3)  # latched
+    def warned(f):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            f()
+        return [str(m.message) for m in w if "synchronizing CUDA operation" in str(m.message)]
+    torch.cuda.set_sync_debug_mode("warn")
+    assert warned(lambda: torch.nonzero(x > 0)), "nonzero did not warn"
+    assert warned(lambda: torch.masked_select(x, x > 0)), "masked_select did not warn"
+    assert not warned(lambda: torch.topk(x, 3)), "topk warned"
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        torch.nonzero(x > 0)
+        raise AssertionError("nonzero did not raise")
+    except RuntimeError as e:
+        assert "synchronizing CUDA operation" in str(e), str(e)
+    torch.cuda.set_sync_debug_mode(0)
+    assert not warned(lambda: torch.nonzero(x > 0)), "nonzero warned with the mode off"
+    same(torch.nonzero(x > 0), torch.nonzero(x.cpu() > 0))
+    print("OK")
+    """)
+

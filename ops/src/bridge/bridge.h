@@ -129,6 +129,12 @@ void run_sparse_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack)
 // timed under TORCHADA_STATS=1) as a bridged call of `s` (kernel.cpp).
 void run_on_host_counted(OpState& s, const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
+// torch.cuda.set_sync_debug_mode's warning (or error) for a host call whose output's shape needs
+// the data, as PyTorch's CUDA kernel gives it when it synchronises to learn the shape; nothing
+// while the mode is off (sync_debug.cpp).
+void warn_if_shape_needs_data(const c10::OperatorHandle& op, const torch::jit::Stack& stack,
+                              size_t num_args);
+
 // Direct mode (device_alloc.cpp): while a DeviceAllocationScope(true) is alive on a thread, the
 // CPU allocator hands that thread blocks of the CUDA caching allocator (current device and
 // stream) dressed as CPU memory; take_device_block() moves such a block out of a CPU storage as

@@ -204,6 +204,7 @@ bool run_device_kernel(OpState& s, const c10::OperatorHandle& op, c10::DispatchK
 }
 
 void run_on_host_counted(OpState& s, const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  warn_if_shape_needs_data(op, *stack, s.num_args);
   const Mode m = mode();
   const bool time = timing();
   const auto t0 = time ? Clock::now() : Clock::time_point();
