@@ -356,11 +356,20 @@ mcclResult_t submit(mcclComm_t comm, musaStream_t stream, CollOp op, int dt, int
   MCCL_TRY(check_buffer("recvbuff", op.recv, rbytes));
   if (sbytes == 0) op.send = nullptr;
   if (rbytes == 0) op.recv = nullptr;
-  // Buffers that overlap only because one runs beyond its allocation are that overrun (a fault,
-  // below), not NCCL's in-place misuse.
-  const bool within = musaSimCheckRange(op.send, sbytes) == musaSuccess &&
-                      musaSimCheckRange(op.recv, rbytes) == musaSuccess;
-  if (within && overlap(op.send, sbytes, op.recv, rbytes)) {
+  MCCL_TRY(check_stream(stream));
+  // A buffer that runs beyond its allocation: what a GPU's collective kernel makes of it, the
+  // device's sticky musaErrorIllegalAddress at the next synchronisation, and nothing run on this
+  // rank (its peers wait for it, as on a GPU, until the communicator's timeout or an abort).
+  int device = 0;
+  if (stream == nullptr || musaStreamGetDevice(stream, &device) != musaSuccess)
+    musaGetDevice(&device);
+  const char* name = coll_name(op.kind);
+  if (musaSimCheckOperand(device, name, "sendbuff", op.send, sbytes) != musaSuccess ||
+      musaSimCheckOperand(device, name, "recvbuff", op.recv, rbytes) != musaSuccess)
+    return mcclSuccess;
+  // Both buffers lie within their allocations from here: an overlap is NCCL's in-place misuse,
+  // never the consequence of an overrun (which faulted above).
+  if (overlap(op.send, sbytes, op.recv, rbytes)) {
     const char* s = static_cast<const char*>(op.send);
     const char* d = static_cast<const char*>(op.recv);
     bool in_place = false;
@@ -389,17 +398,6 @@ mcclResult_t submit(mcclComm_t comm, musaStream_t stream, CollOp op, int dt, int
                   "%s: sendbuff %p and recvbuff %p overlap without being the in-place form",
                   coll_name(op.kind), op.send, op.recv);
   }
-  MCCL_TRY(check_stream(stream));
-  // A buffer that runs beyond its allocation: what a GPU's collective kernel makes of it, the
-  // device's sticky musaErrorIllegalAddress at the next synchronisation, and nothing run on this
-  // rank (its peers wait for it, as on a GPU, until the communicator's timeout or an abort).
-  int device = 0;
-  if (stream == nullptr || musaStreamGetDevice(stream, &device) != musaSuccess)
-    musaGetDevice(&device);
-  const char* name = coll_name(op.kind);
-  if (musaSimCheckOperand(device, name, "sendbuff", op.send, sbytes) != musaSuccess ||
-      musaSimCheckOperand(device, name, "recvbuff", op.recv, rbytes) != musaSuccess)
-    return mcclSuccess;
   Op o;
   o.coll = op;
   o.stream = stream;
