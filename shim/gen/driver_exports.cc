@@ -237,12 +237,7 @@ constexpr const char k_note_cuGreenCtxStreamCreate[] = "green contexts have no M
 constexpr const char k_note_cuGreenCtxWaitEvent[] = "green contexts have no MUSA counterpart";
 constexpr const char k_note_cuImportExternalMemory[] = "external memory and semaphore interop is not forwarded";
 constexpr const char k_note_cuImportExternalSemaphore[] = "external memory and semaphore interop is not forwarded";
-constexpr const char k_note_cuIpcCloseMemHandle[] = "legacy IPC handles are not forwarded (VMM shareable handles are)";
-constexpr const char k_note_cuIpcGetEventHandle[] = "legacy IPC handles are not forwarded (VMM shareable handles are)";
-constexpr const char k_note_cuIpcGetMemHandle[] = "legacy IPC handles are not forwarded (VMM shareable handles are)";
-constexpr const char k_note_cuIpcOpenEventHandle[] = "legacy IPC handles are not forwarded (VMM shareable handles are)";
 constexpr const char k_note_cuIpcOpenMemHandle[] = "an older ABI of cuIpcOpenMemHandle: programs built with CUDA's headers call cuIpcOpenMemHandle_v2";
-constexpr const char k_note_cuIpcOpenMemHandle_v2[] = "legacy IPC handles are not forwarded (VMM shareable handles are)";
 constexpr const char k_note_cuKernelGetAttribute[] = "functions and kernels only come from NVIDIA modules, which cannot load on MUSA";
 constexpr const char k_note_cuKernelGetFunction[] = "functions and kernels only come from NVIDIA modules, which cannot load on MUSA";
 constexpr const char k_note_cuKernelGetLibrary[] = "functions and kernels only come from NVIDIA modules, which cannot load on MUSA";
@@ -7389,7 +7384,7 @@ namespace {
   }
   if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
     return td::not_initialised(ta::Fn::k_cuIpcCloseMemHandle);
-  return td::refuse(ta::Fn::k_cuIpcCloseMemHandle, k_note_cuIpcCloseMemHandle);
+  return td::forward(ta::Fn::k_cuIpcCloseMemHandle, td::driver_table().p_muIpcCloseMemHandle, dptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuIpcCloseMemHandle(CUdeviceptr dptr) {
   if (!ta::trace::enabled_slow()) return body_cuIpcCloseMemHandle(dptr);
@@ -7413,7 +7408,7 @@ namespace {
   }
   if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
     return td::not_initialised(ta::Fn::k_cuIpcGetEventHandle);
-  return td::refuse(ta::Fn::k_cuIpcGetEventHandle, k_note_cuIpcGetEventHandle);
+  return td::forward(ta::Fn::k_cuIpcGetEventHandle, td::driver_table().p_muIpcGetEventHandle, pHandle, event);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuIpcGetEventHandle(CUipcEventHandle * pHandle, CUevent event) {
   if (!ta::trace::enabled_slow()) return body_cuIpcGetEventHandle(pHandle, event);
@@ -7437,7 +7432,7 @@ namespace {
   }
   if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
     return td::not_initialised(ta::Fn::k_cuIpcGetMemHandle);
-  return td::refuse(ta::Fn::k_cuIpcGetMemHandle, k_note_cuIpcGetMemHandle);
+  return td::forward(ta::Fn::k_cuIpcGetMemHandle, td::driver_table().p_muIpcGetMemHandle, pHandle, dptr);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuIpcGetMemHandle(CUipcMemHandle * pHandle, CUdeviceptr dptr) {
   if (!ta::trace::enabled_slow()) return body_cuIpcGetMemHandle(pHandle, dptr);
@@ -7461,8 +7456,7 @@ namespace {
   }
   if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
     return td::not_initialised(ta::Fn::k_cuIpcOpenEventHandle);
-  ta::zero_out(phEvent);
-  return td::refuse(ta::Fn::k_cuIpcOpenEventHandle, k_note_cuIpcOpenEventHandle);
+  return td::forward(ta::Fn::k_cuIpcOpenEventHandle, td::driver_table().p_muIpcOpenEventHandle, phEvent, handle);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuIpcOpenEventHandle(CUevent * phEvent, CUipcEventHandle handle) {
   if (!ta::trace::enabled_slow()) return body_cuIpcOpenEventHandle(phEvent, handle);
@@ -7511,8 +7505,7 @@ namespace {
   }
   if (TORCHADA_UNLIKELY(!ta::cuda_initialised()))
     return td::not_initialised(ta::Fn::k_cuIpcOpenMemHandle_v2);
-  ta::zero_out(pdptr);
-  return td::refuse(ta::Fn::k_cuIpcOpenMemHandle_v2, k_note_cuIpcOpenMemHandle_v2);
+  return td::forward(ta::Fn::k_cuIpcOpenMemHandle_v2, td::driver_table().p_muIpcOpenMemHandle_v2, pdptr, handle, Flags);
 }
 [[gnu::noinline, gnu::cold]] CUresult traced_cuIpcOpenMemHandle_v2(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags) {
   if (!ta::trace::enabled_slow()) return body_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
@@ -17712,12 +17705,12 @@ constexpr td::DriverEntry kEntries[] = {
     {"cuGreenCtxWaitEvent", "cuGreenCtxWaitEvent", 12040, false, td::DriverDisposition::kUnsupported, []() { return reinterpret_cast<void*>(&torchada_drv_cuGreenCtxWaitEvent); }, nullptr, nullptr, "green contexts have no MUSA counterpart"},
     {"cuImportExternalMemory", "cuImportExternalMemory", 10000, false, td::DriverDisposition::kUnsupported, []() { return reinterpret_cast<void*>(&torchada_drv_cuImportExternalMemory); }, nullptr, nullptr, "external memory and semaphore interop is not forwarded"},
     {"cuImportExternalSemaphore", "cuImportExternalSemaphore", 10000, false, td::DriverDisposition::kUnsupported, []() { return reinterpret_cast<void*>(&torchada_drv_cuImportExternalSemaphore); }, nullptr, nullptr, "external memory and semaphore interop is not forwarded"},
-    {"cuIpcCloseMemHandle", "cuIpcCloseMemHandle", 4010, false, td::DriverDisposition::kUnsupported, []() { return reinterpret_cast<void*>(&torchada_drv_cuIpcCloseMemHandle); }, nullptr, nullptr, "legacy IPC handles are not forwarded (VMM shareable handles are)"},
-    {"cuIpcGetEventHandle", "cuIpcGetEventHandle", 4010, false, td::DriverDisposition::kUnsupported, []() { return reinterpret_cast<void*>(&torchada_drv_cuIpcGetEventHandle); }, nullptr, nullptr, "legacy IPC handles are not forwarded (VMM shareable handles are)"},
-    {"cuIpcGetMemHandle", "cuIpcGetMemHandle", 4010, false, td::DriverDisposition::kUnsupported, []() { return reinterpret_cast<void*>(&torchada_drv_cuIpcGetMemHandle); }, nullptr, nullptr, "legacy IPC handles are not forwarded (VMM shareable handles are)"},
-    {"cuIpcOpenEventHandle", "cuIpcOpenEventHandle", 4010, false, td::DriverDisposition::kUnsupported, []() { return reinterpret_cast<void*>(&torchada_drv_cuIpcOpenEventHandle); }, nullptr, nullptr, "legacy IPC handles are not forwarded (VMM shareable handles are)"},
+    {"cuIpcCloseMemHandle", "cuIpcCloseMemHandle", 4010, false, td::DriverDisposition::kForward, []() { return reinterpret_cast<void*>(&torchada_drv_cuIpcCloseMemHandle); }, [](const td::MusaDriverTable& t) { return t.p_muIpcCloseMemHandle != nullptr; }, "muIpcCloseMemHandle", ""},
+    {"cuIpcGetEventHandle", "cuIpcGetEventHandle", 4010, false, td::DriverDisposition::kForward, []() { return reinterpret_cast<void*>(&torchada_drv_cuIpcGetEventHandle); }, [](const td::MusaDriverTable& t) { return t.p_muIpcGetEventHandle != nullptr; }, "muIpcGetEventHandle", ""},
+    {"cuIpcGetMemHandle", "cuIpcGetMemHandle", 4010, false, td::DriverDisposition::kForward, []() { return reinterpret_cast<void*>(&torchada_drv_cuIpcGetMemHandle); }, [](const td::MusaDriverTable& t) { return t.p_muIpcGetMemHandle != nullptr; }, "muIpcGetMemHandle", ""},
+    {"cuIpcOpenEventHandle", "cuIpcOpenEventHandle", 4010, false, td::DriverDisposition::kForward, []() { return reinterpret_cast<void*>(&torchada_drv_cuIpcOpenEventHandle); }, [](const td::MusaDriverTable& t) { return t.p_muIpcOpenEventHandle != nullptr; }, "muIpcOpenEventHandle", ""},
     {"cuIpcOpenMemHandle", "cuIpcOpenMemHandle", 4010, false, td::DriverDisposition::kUnsupported, []() { return reinterpret_cast<void*>(&torchada_drv_cuIpcOpenMemHandle); }, nullptr, nullptr, "an older ABI of cuIpcOpenMemHandle: programs built with CUDA's headers call cuIpcOpenMemHandle_v2"},
-    {"cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle", 11000, false, td::DriverDisposition::kUnsupported, []() { return reinterpret_cast<void*>(&torchada_drv_cuIpcOpenMemHandle_v2); }, nullptr, nullptr, "legacy IPC handles are not forwarded (VMM shareable handles are)"},
+    {"cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle", 11000, false, td::DriverDisposition::kForward, []() { return reinterpret_cast<void*>(&torchada_drv_cuIpcOpenMemHandle_v2); }, [](const td::MusaDriverTable& t) { return t.p_muIpcOpenMemHandle_v2 != nullptr; }, "muIpcOpenMemHandle_v2", ""},
     {"cuKernelGetAttribute", "cuKernelGetAttribute", 12000, false, td::DriverDisposition::kUnsupported, []() { return reinterpret_cast<void*>(&torchada_drv_cuKernelGetAttribute); }, nullptr, nullptr, "functions and kernels only come from NVIDIA modules, which cannot load on MUSA"},
     {"cuKernelGetFunction", "cuKernelGetFunction", 12000, false, td::DriverDisposition::kUnsupported, []() { return reinterpret_cast<void*>(&torchada_drv_cuKernelGetFunction); }, nullptr, nullptr, "functions and kernels only come from NVIDIA modules, which cannot load on MUSA"},
     {"cuKernelGetLibrary", "cuKernelGetLibrary", 12050, false, td::DriverDisposition::kUnsupported, []() { return reinterpret_cast<void*>(&torchada_drv_cuKernelGetLibrary); }, nullptr, nullptr, "functions and kernels only come from NVIDIA modules, which cannot load on MUSA"},

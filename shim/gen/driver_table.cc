@@ -39,6 +39,11 @@ void resolve_musa_driver(MusaDriverTable& t, void* (*lookup)(void*, const char*)
   t.p_muEventSynchronize = reinterpret_cast<decltype(t.p_muEventSynchronize)>(lookup(h, "muEventSynchronize"));
   t.p_muGetErrorString = reinterpret_cast<decltype(t.p_muGetErrorString)>(lookup(h, "muGetErrorString"));
   t.p_muInit = reinterpret_cast<decltype(t.p_muInit)>(lookup(h, "muInit"));
+  t.p_muIpcCloseMemHandle = reinterpret_cast<decltype(t.p_muIpcCloseMemHandle)>(lookup(h, "muIpcCloseMemHandle"));
+  t.p_muIpcGetEventHandle = reinterpret_cast<decltype(t.p_muIpcGetEventHandle)>(lookup(h, "muIpcGetEventHandle"));
+  t.p_muIpcGetMemHandle = reinterpret_cast<decltype(t.p_muIpcGetMemHandle)>(lookup(h, "muIpcGetMemHandle"));
+  t.p_muIpcOpenEventHandle = reinterpret_cast<decltype(t.p_muIpcOpenEventHandle)>(lookup(h, "muIpcOpenEventHandle"));
+  t.p_muIpcOpenMemHandle_v2 = reinterpret_cast<decltype(t.p_muIpcOpenMemHandle_v2)>(lookup(h, "muIpcOpenMemHandle_v2"));
   t.p_muLaunchHostFunc = reinterpret_cast<decltype(t.p_muLaunchHostFunc)>(lookup(h, "muLaunchHostFunc"));
   t.p_muMemAddressFree = reinterpret_cast<decltype(t.p_muMemAddressFree)>(lookup(h, "muMemAddressFree"));
   t.p_muMemAddressReserve = reinterpret_cast<decltype(t.p_muMemAddressReserve)>(lookup(h, "muMemAddressReserve"));

@@ -42,6 +42,11 @@ struct MusaDriverTable {
   decltype(&::muEventSynchronize) p_muEventSynchronize;
   decltype(&::muGetErrorString) p_muGetErrorString;
   decltype(&::muInit) p_muInit;
+  decltype(&::muIpcCloseMemHandle) p_muIpcCloseMemHandle;
+  decltype(&::muIpcGetEventHandle) p_muIpcGetEventHandle;
+  decltype(&::muIpcGetMemHandle) p_muIpcGetMemHandle;
+  decltype(&::muIpcOpenEventHandle) p_muIpcOpenEventHandle;
+  decltype(&::muIpcOpenMemHandle_v2) p_muIpcOpenMemHandle_v2;
   decltype(&::muLaunchHostFunc) p_muLaunchHostFunc;
   decltype(&::muMemAddressFree) p_muMemAddressFree;
   decltype(&::muMemAddressReserve) p_muMemAddressReserve;

@@ -319,6 +319,28 @@ template <> struct Pair<struct CUevent_st*> {
   static Musa to_musa(struct CUevent_st* v) { return reinterpret_cast<Musa>(v); }
   static struct CUevent_st* to_cuda(Musa v) { return reinterpret_cast<struct CUevent_st*>(v); }
 };
+template <> struct Pair<struct CUipcEventHandle_st> {
+  using Musa = struct MUipcEventHandle_st;
+  static constexpr bool kIdentical = sizeof(struct CUipcEventHandle_st) == sizeof(Musa);
+  static Musa to_musa(const struct CUipcEventHandle_st& v) { return bit_copy<Musa>(v); }
+  static struct CUipcEventHandle_st to_cuda(const Musa& v) { return bit_copy<struct CUipcEventHandle_st>(v); }
+};
+static_assert(Pair<struct CUipcEventHandle_st>::kIdentical, "sizeof(struct CUipcEventHandle_st) differs from MUSA's");
+static_assert(offsetof(struct CUipcEventHandle_st, reserved) == offsetof(struct MUipcEventHandle_st, reserved) &&
+                  layout_compatible<decltype(std::declval<struct CUipcEventHandle_st&>().reserved),
+                                    decltype(std::declval<struct MUipcEventHandle_st&>().reserved)>(),
+              "struct CUipcEventHandle_st::reserved differs from MUSA's");
+template <> struct Pair<struct CUipcMemHandle_st> {
+  using Musa = struct MUipcMemHandle_st;
+  static constexpr bool kIdentical = sizeof(struct CUipcMemHandle_st) == sizeof(Musa);
+  static Musa to_musa(const struct CUipcMemHandle_st& v) { return bit_copy<Musa>(v); }
+  static struct CUipcMemHandle_st to_cuda(const Musa& v) { return bit_copy<struct CUipcMemHandle_st>(v); }
+};
+static_assert(Pair<struct CUipcMemHandle_st>::kIdentical, "sizeof(struct CUipcMemHandle_st) differs from MUSA's");
+static_assert(offsetof(struct CUipcMemHandle_st, reserved) == offsetof(struct MUipcMemHandle_st, reserved) &&
+                  layout_compatible<decltype(std::declval<struct CUipcMemHandle_st&>().reserved),
+                                    decltype(std::declval<struct MUipcMemHandle_st&>().reserved)>(),
+              "struct CUipcMemHandle_st::reserved differs from MUSA's");
 template <> struct Pair<enum CUpointer_attribute_enum> {
   using Musa = enum MUpointer_attribute_enum;
   static constexpr EnumEntry kTable[] = {

@@ -141,7 +141,13 @@ cudaError_t TORCHADA_V2(cudaGetDeviceProperties)(struct cudaDeviceProp* prop, in
 #undef COPY_ARRAY
   // Fields MUSA's struct does not have: what is known to hold on MUSA, else 0 (not supported).
   prop->hostRegisterSupported = 1;
-  prop->ipcEventSupported = 0;
+  // MUSA's struct has no such field; its attribute says (an error or an unknown attribute: 0).
+  int ipc_events = 0;
+  const auto get_attribute = ::torchada::musart().musaDeviceGetAttribute;
+  if (get_attribute == nullptr ||
+      get_attribute(&ipc_events, musaDevAttrIpcEventSupport, device) != musaSuccess)
+    ipc_events = 0;
+  prop->ipcEventSupported = ipc_events;
   prop->memoryPoolsSupported = 0;  // MUSA has no stream-ordered memory pools
 #if TORCHADA_CUDA_ABI == 13
   prop->deviceNumaId = -1;

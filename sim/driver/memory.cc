@@ -298,6 +298,67 @@ MUresult muMemsetD8Async(MUdeviceptr dst, unsigned char uc, size_t n, MUstream s
   });
 }
 
+// IPC: the runtime's handles, whose bytes the driver's are (the same 64-byte opaque struct).
+static_assert(sizeof(MUipcMemHandle) == sizeof(musaIpcMemHandle_t), "IPC memory handle size");
+static_assert(sizeof(MUipcEventHandle) == sizeof(musaIpcEventHandle_t), "IPC event handle size");
+static_assert(MU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS == musaIpcMemLazyEnablePeerAccess, "IPC flag");
+
+MUresult muIpcGetMemHandle(MUipcMemHandle* pHandle, MUdeviceptr dptr) {
+  return api([&] {
+    if (pHandle == nullptr) return MUSA_ERROR_INVALID_VALUE;
+    if (const MUresult c = need_context(); c != MUSA_SUCCESS) return c;
+    musaIpcMemHandle_t h;
+    const MUresult r = from_runtime(musaIpcGetMemHandle(&h, ptr(dptr)));
+    if (r == MUSA_SUCCESS) std::memcpy(pHandle, &h, sizeof h);
+    return r;
+  });
+}
+
+MUresult muIpcOpenMemHandle_v2(MUdeviceptr* pdptr, MUipcMemHandle handle, unsigned int Flags) {
+  return api([&] {
+    if (pdptr == nullptr) return MUSA_ERROR_INVALID_VALUE;
+    if (const MUresult c = need_context(); c != MUSA_SUCCESS) return c;
+    musaIpcMemHandle_t h;
+    std::memcpy(&h, &handle, sizeof h);
+    void* p = nullptr;
+    const MUresult r = from_runtime(musaIpcOpenMemHandle(&p, h, Flags));
+    *pdptr = r == MUSA_SUCCESS ? dptr(p) : 0;
+    return r;
+  });
+}
+
+MUresult muIpcCloseMemHandle(MUdeviceptr dptr) {
+  return api([&] {
+    if (const MUresult c = need_context(); c != MUSA_SUCCESS) return c;
+    return from_runtime(musaIpcCloseMemHandle(ptr(dptr)));
+  });
+}
+
+MUresult muIpcGetEventHandle(MUipcEventHandle* pHandle, MUevent event) {
+  return api([&] {
+    if (pHandle == nullptr) return MUSA_ERROR_INVALID_VALUE;
+    if (const MUresult c = need_context(); c != MUSA_SUCCESS) return c;
+    musaIpcEventHandle_t h;
+    const MUresult r =
+        from_runtime(musaIpcGetEventHandle(&h, reinterpret_cast<musaEvent_t>(event)));
+    if (r == MUSA_SUCCESS) std::memcpy(pHandle, &h, sizeof h);
+    return r;
+  });
+}
+
+MUresult muIpcOpenEventHandle(MUevent* phEvent, MUipcEventHandle handle) {
+  return api([&] {
+    if (phEvent == nullptr) return MUSA_ERROR_INVALID_VALUE;
+    if (const MUresult c = need_context(); c != MUSA_SUCCESS) return c;
+    musaIpcEventHandle_t h;
+    std::memcpy(&h, &handle, sizeof h);
+    musaEvent_t e = nullptr;
+    const MUresult r = from_runtime(musaIpcOpenEventHandle(&e, h));
+    if (r == MUSA_SUCCESS) *phEvent = reinterpret_cast<MUevent>(e);
+    return r;
+  });
+}
+
 MUresult muPointerGetAttribute(void* data, MUpointer_attribute attribute, MUdeviceptr p) {
   return api([&] {
     if (data == nullptr) return MUSA_ERROR_INVALID_VALUE;

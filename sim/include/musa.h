@@ -44,6 +44,18 @@ struct MUuuid_st {
 #endif
 typedef struct MUuuid_st MUuuid;
 
+/* IPC handles: opaque bytes (CUDA's CUipcMemHandle / CUipcEventHandle). */
+#define MU_IPC_HANDLE_SIZE 64
+typedef struct MUipcMemHandle_st {
+  char reserved[MU_IPC_HANDLE_SIZE];
+} MUipcMemHandle_v1;
+typedef MUipcMemHandle_v1 MUipcMemHandle;
+typedef struct MUipcEventHandle_st {
+  char reserved[MU_IPC_HANDLE_SIZE];
+} MUipcEventHandle_v1;
+typedef MUipcEventHandle_v1 MUipcEventHandle;
+typedef enum MUipcMem_flags_enum { MU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1 } MUipcMem_flags;
+
 /* Special stream handles (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD). */
 #define MU_STREAM_LEGACY ((MUstream)0x1)
 #define MU_STREAM_PER_THREAD ((MUstream)0x2)
@@ -528,6 +540,12 @@ MUSA_DRV_API MUresult muEventDestroy_v2(MUevent hEvent);
 MUSA_DRV_API MUresult muEventElapsedTime_v2(float* pMilliseconds, MUevent hStart, MUevent hEnd);
 
 /* Memory. */
+MUSA_DRV_API MUresult muIpcGetMemHandle(MUipcMemHandle* pHandle, MUdeviceptr dptr);
+MUSA_DRV_API MUresult muIpcOpenMemHandle_v2(MUdeviceptr* pdptr, MUipcMemHandle handle,
+                                            unsigned int Flags);
+MUSA_DRV_API MUresult muIpcCloseMemHandle(MUdeviceptr dptr);
+MUSA_DRV_API MUresult muIpcGetEventHandle(MUipcEventHandle* pHandle, MUevent event);
+MUSA_DRV_API MUresult muIpcOpenEventHandle(MUevent* phEvent, MUipcEventHandle handle);
 MUSA_DRV_API MUresult muMemGetAddressRange_v2(MUdeviceptr* pbase, size_t* psize, MUdeviceptr dptr);
 MUSA_DRV_API MUresult muMemsetD32Async(MUdeviceptr dstDevice, unsigned int ui, size_t N,
                                        MUstream hStream);

@@ -576,6 +576,9 @@ bool attribute(int d, int a, int* v) {
     case musaDevAttrHostRegisterReadOnlySupported:
       *v = 1;
       return true;
+    case musaDevAttrIpcEventSupport:  // ipc.cc: events shared through a memfd page
+      *v = 1;
+      return true;
     case musaDevAttrCanFlushRemoteWrites:
     case musaDevAttrSparseMusaArraySupported:
     case musaDevAttrTimelineSemaphoreInteropSupported:
@@ -586,7 +589,6 @@ bool attribute(int d, int a, int* v) {
     case musaDevAttrMemoryPoolSupportedHandleTypes:
     case musaDevAttrClusterLaunch:
     case musaDevAttrDeferredMappingMusaArraySupported:
-    case musaDevAttrIpcEventSupport:
     case musaDevAttrNumaConfig:
     case musaDevAttrMpsEnabled:
     case musaDevAttrD3D12CigSupported:

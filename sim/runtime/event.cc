@@ -1,15 +1,11 @@
 // Events: a record queues a marker that the stream's worker completes (and timestamps) when it
-// reaches it. Also the IPC calls: memory handles work within one process; event handles are not
-// supported.
+// reaches it. An interprocess event's state lives in a page shared with the processes that
+// opened it (ipc.cc): its records, queries and waits go through that page.
 #include "graph.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstring>
 
 namespace sim {
-namespace {
 
 musaError_t find_event(musaEvent_t e, std::shared_ptr<MUevent_st>* out) {
   if (e == nullptr) return musaErrorInvalidResourceHandle;
@@ -20,6 +16,8 @@ musaError_t find_event(musaEvent_t e, std::shared_ptr<MUevent_st>* out) {
   *out = it->second;
   return musaSuccess;
 }
+
+namespace {
 
 bool event_captured(MUevent_st& e) {
   if (rt().active_captures.load() == 0) return false;
@@ -62,12 +60,23 @@ musaError_t record(musaEvent_t event, musaStream_t stream, unsigned flags) {
       return musaSuccess;
     }
   }
-  // On an idle stream the event completes now, here (no wake-up of the stream's thread:
-  // PyTorch records one per non-blocking copy from pinned memory).
   MarkerPtr m;
-  if (!run_if_idle(
-          *s, [](void*) {}, nullptr, &m))
+  if (e->ipc != nullptr) {
+    // Another process may be waiting on it: the stream raises the shared count when it gets here.
+    const uint64_t target = e->ipc->recorded.fetch_add(1) + 1;
+    const musaError_t err = submit(
+        *s, [e, target] { raise_counter(e->ipc->completed, target); }, {}, &m);
+    if (err != musaSuccess) {  // nothing was queued: the record must not be waited for
+      raise_counter(e->ipc->completed, target);
+      return err;
+    }
+  } else if (!run_if_idle(
+                 *s, [](void*) {}, nullptr, &m)) {
+    // A busy stream's worker completes the marker. On an idle one run_if_idle completed it here
+    // (no wake-up of the stream's thread: PyTorch records one per non-blocking copy from pinned
+    // memory).
     SIM_TRY(submit(*s, nullptr, {}, &m));
+  }
   if (rt().active_captures.load() != 0) {
     std::lock_guard<std::mutex> lock(rt().graph_mu);
     e->capture.reset();
@@ -102,6 +111,7 @@ musaError_t musaEventCreateWithFlags(musaEvent_t* event, unsigned int flags) {
     auto e = std::make_shared<MUevent_st>();
     e->flags = flags;
     e->device = current_device();
+    if ((flags & musaEventInterprocess) != 0) SIM_TRY(make_ipc_event(*e));
     Runtime& r = rt();
     std::lock_guard<std::mutex> lock(r.handles_mu);
     r.events.emplace(e.get(), e);
@@ -137,6 +147,8 @@ musaError_t musaEventQuery(musaEvent_t event) {
     std::shared_ptr<MUevent_st> e;
     SIM_TRY(find_event(event, &e));
     if (event_captured(*e)) return musaErrorCapturedEvent;
+    if (e->ipc != nullptr)
+      return e->ipc->completed.load() >= e->ipc->recorded.load() ? musaSuccess : musaErrorNotReady;
     MarkerPtr m = event_marker(*e);
     return (m && !m->is_done()) ? musaErrorNotReady : musaSuccess;
   });
@@ -147,6 +159,10 @@ musaError_t musaEventSynchronize(musaEvent_t event) {
     std::shared_ptr<MUevent_st> e;
     SIM_TRY(find_event(event, &e));
     if (event_captured(*e)) return musaErrorCapturedEvent;
+    if (e->ipc != nullptr) {
+      wait_counter(e->ipc->completed, e->ipc->recorded.load());
+      return sticky_fault();
+    }
     MarkerPtr m = event_marker(*e);
     if (m) m->wait();
     return sticky_fault();
@@ -209,83 +225,17 @@ musaError_t musaStreamWaitEvent(musaStream_t stream, musaEvent_t event, unsigned
         return musaErrorStreamCaptureIsolation;
       }
     }
+    if (e->ipc != nullptr) {
+      // The latest record, wherever it was made: the stream's worker waits for the shared count.
+      const uint64_t target = e->ipc->recorded.load();
+      if (e->ipc->completed.load() >= target) return musaSuccess;
+      return submit(
+          *s, [e, target] { wait_counter(e->ipc->completed, target); }, {}, nullptr);
+    }
     MarkerPtr m = event_marker(*e);
     // Never recorded, or already complete: nothing to wait for.
     if (!m || m->is_done()) return musaSuccess;
     return submit(*s, nullptr, {m}, nullptr);
-  });
-}
-
-// ---- IPC ---------------------------------------------------------------------------------------
-
-namespace {
-constexpr unsigned kIpcMagic = 0x4d555341;  // "MUSA"
-struct IpcPayload {
-  unsigned magic;
-  int pid;
-  uintptr_t base;
-  size_t size;
-  int device;
-};
-static_assert(sizeof(IpcPayload) <= sizeof(musaIpcMemHandle_t), "IPC payload too large");
-}  // namespace
-
-musaError_t musaIpcGetMemHandle(musaIpcMemHandle_t* handle, void* devPtr) {
-  return api([&] {
-    if (handle == nullptr || devPtr == nullptr) return musaErrorInvalidValue;
-    Alloc a;
-    if (!lookup(devPtr, &a) || a.kind != AllocKind::Device) return musaErrorInvalidValue;
-    IpcPayload p{kIpcMagic, static_cast<int>(getpid()), a.base, a.size, a.device};
-    std::memset(handle, 0, sizeof(*handle));
-    std::memcpy(handle->reserved, &p, sizeof(p));
-    return musaSuccess;
-  });
-}
-
-musaError_t musaIpcOpenMemHandle(void** devPtr, musaIpcMemHandle_t handle, unsigned int flags) {
-  return api([&] {
-    if (devPtr == nullptr) return musaErrorInvalidValue;
-    if ((flags & ~static_cast<unsigned>(musaIpcMemLazyEnablePeerAccess)) != 0)
-      return musaErrorInvalidValue;
-    IpcPayload p;
-    std::memcpy(&p, handle.reserved, sizeof(p));
-    if (p.magic != kIpcMagic) return musaErrorInvalidValue;
-    // Simulated device memory is private to its process: a handle from another process cannot
-    // be mapped here.
-    if (p.pid != static_cast<int>(getpid())) return musaErrorNotSupported;
-    Alloc a;
-    if (!lookup(reinterpret_cast<void*>(p.base), &a) || a.base != p.base)
-      return musaErrorInvalidValue;  // freed since
-    *devPtr = reinterpret_cast<void*>(p.base);
-    return musaSuccess;
-  });
-}
-
-musaError_t musaIpcCloseMemHandle(void* devPtr) {
-  return api([&] {
-    Alloc a;
-    if (devPtr == nullptr || !lookup(devPtr, &a) || a.kind != AllocKind::Device)
-      return musaErrorInvalidValue;
-    return musaSuccess;
-  });
-}
-
-musaError_t musaIpcGetEventHandle(musaIpcEventHandle_t* handle, musaEvent_t event) {
-  return api([&] {
-    if (handle == nullptr) return musaErrorInvalidValue;
-    std::shared_ptr<MUevent_st> e;
-    SIM_TRY(find_event(event, &e));
-    if ((e->flags & musaEventInterprocess) == 0) return musaErrorInvalidResourceHandle;
-    return musaErrorNotSupported;
-  });
-}
-
-musaError_t musaIpcOpenEventHandle(musaEvent_t* event, musaIpcEventHandle_t handle) {
-  return api([&] {
-    (void)handle;
-    if (event == nullptr) return musaErrorInvalidValue;
-    rt();
-    return musaErrorNotSupported;
   });
 }
 

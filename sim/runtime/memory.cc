@@ -1,9 +1,14 @@
 // Memory: allocations live in a registry ordered by address, so any pointer inside one can be
-// classified. Device memory is host memory underneath (256-byte aligned), charged against the
-// simulated device's capacity. Copies and fills run on the stream workers.
+// classified. Device memory is host memory underneath, charged against the simulated device's
+// capacity: a private mapping of its own, which IPC can turn into a shared one in place
+// (make_shareable). Copies and fills run on the stream workers.
 #include "graph.h"
 #include "driver_hooks.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <algorithm>
@@ -36,12 +41,22 @@ void Registry::add(const Alloc& a) {
   slot.id = next_id_++;
 }
 
-bool Registry::remove_exact(uintptr_t base, AllocKind kind, Alloc* out) {
+bool Registry::remove_exact(uintptr_t base, AllocKind kind, Alloc* out, bool imported) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = map_.find(base);
-  if (it == map_.end() || it->second.kind != kind || it->second.external) return false;
+  if (it == map_.end() || it->second.kind != kind || it->second.external ||
+      it->second.imported != imported)
+    return false;
   *out = it->second;
   map_.erase(it);
+  return true;
+}
+
+bool Registry::set_share_fd(uintptr_t base, unsigned long long id, int fd) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = map_.find(base);
+  if (it == map_.end() || it->second.id != id) return false;
+  it->second.share_fd = fd;
   return true;
 }
 
@@ -101,9 +116,34 @@ bool charge(Device& d, size_t n) {
   return true;
 }
 
+}  // namespace
+
 void release(const Alloc& a) {
   if (a.charged != 0) device(a.device).used.fetch_sub(a.charged);
-  std::free(a.raw);
+  if (a.mapped != 0)
+    munmap(a.raw, a.mapped);
+  else
+    std::free(a.raw);
+  if (a.share_fd >= 0) close(a.share_fd);
+}
+
+namespace {
+
+size_t page_size() {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
+// Device memory: a private anonymous mapping of whole pages (zero-filled, as cudaMalloc's is not
+// promised to be), so that make_shareable can later replace it in place by shared pages.
+void* map_device_memory(size_t bytes, size_t* mapped) {
+  const size_t len = round_up(bytes, page_size());
+  if (len < bytes) return nullptr;
+  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  *mapped = len;
+  return p;
 }
 
 // Allocates and registers; size must be non-zero.
@@ -116,11 +156,18 @@ musaError_t allocate(void** out, size_t size, AllocKind kind, unsigned flags) {
   if (bytes < size) return musaErrorMemoryAllocation;
   if (charged && !charge(d, bytes)) return musaErrorMemoryAllocation;
   void* p = nullptr;
-  if (posix_memalign(&p, align, bytes) != 0 || p == nullptr) {
+  size_t mapped = 0;
+  if (kind == AllocKind::Device) {
+    p = map_device_memory(bytes, &mapped);
+  } else if (posix_memalign(&p, align, bytes) != 0) {
+    p = nullptr;
+  }
+  if (p == nullptr) {
     if (charged) d.used.fetch_sub(bytes);
     return musaErrorMemoryAllocation;
   }
   Alloc a;
+  a.mapped = mapped;
   a.base = reinterpret_cast<uintptr_t>(p);
   a.size = size;
   a.kind = kind;
@@ -141,6 +188,8 @@ musaError_t allocate(void** out, size_t size, AllocKind kind, unsigned flags) {
 musaError_t free_kind(void* p, AllocKind kind, AllocKind alt) {
   Alloc a;
   const uintptr_t x = reinterpret_cast<uintptr_t>(p);
+  // Memory opened from another process's IPC handle is not this process's to free (CUDA:
+  // musaIpcCloseMemHandle ends it): remove_exact leaves it.
   if (!rt().mem.remove_exact(x, kind, &a) && !rt().mem.remove_exact(x, alt, &a))
     return musaErrorInvalidValue;
   sync_device(a.device);  // freeing waits for work that may still use the memory
@@ -422,6 +471,46 @@ musaMemcpy3DParms from_peer(const musaMemcpy3DPeerParms& q) {
 }
 
 }  // namespace
+
+musaError_t make_shareable(const Alloc& a, int* fd_out) {
+  if (a.share_fd >= 0) {
+    *fd_out = a.share_fd;
+    return musaSuccess;
+  }
+  if (a.kind != AllocKind::Device || a.mapped == 0 || a.external) return musaErrorInvalidValue;
+  // The bytes are copied into the memfd and its pages then mapped over the private ones: work
+  // still queued on the device could write in between and be lost, so it finishes first.
+  sync_device(a.device);
+  const int fd = memfd_create("torchada-sim-device-memory", MFD_CLOEXEC);
+  if (fd < 0)
+    return errno == EMFILE || errno == ENFILE ? musaErrorMemoryAllocation
+                                              : musaErrorOperatingSystem;
+  auto fail = [fd](musaError_t e) {
+    close(fd);
+    return e;
+  };
+  if (ftruncate(fd, static_cast<off_t>(a.mapped)) != 0) return fail(musaErrorMemoryAllocation);
+  // Only chunks holding a non-zero byte are written: the memfd reads as zeros elsewhere, and the
+  // pages of a large allocation never touched cost nothing on either side.
+  constexpr size_t kChunk = 64 * 1024;
+  static const unsigned char zeros[kChunk] = {};
+  const auto* bytes = static_cast<const unsigned char*>(a.raw);
+  for (size_t off = 0; off < a.mapped; off += kChunk) {
+    const size_t n = std::min(kChunk, a.mapped - off);
+    if (std::memcmp(bytes + off, zeros, n) == 0) continue;
+    for (size_t done = 0; done < n;) {
+      const ssize_t w = pwrite(fd, bytes + off + done, n - done, static_cast<off_t>(off + done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return fail(musaErrorMemoryAllocation);  // ENOSPC, ENOMEM
+      done += static_cast<size_t>(w);
+    }
+  }
+  void* p = mmap(a.raw, a.mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+  if (p == MAP_FAILED) return fail(musaErrorMemoryAllocation);  // the private pages stay mapped
+  if (!rt().mem.set_share_fd(a.base, a.id, fd)) return fail(musaErrorInvalidValue);  // freed
+  *fd_out = fd;
+  return musaSuccess;
+}
 
 void reset_device(int dev) {
   sync_device(dev);

@@ -92,6 +92,16 @@ struct MUstream_st {
   std::thread worker_;
 };
 
+namespace sim {
+// The state of an interprocess event, in a page every process that opened it maps (ipc.cc):
+// records count up `recorded`; a stream reaching a record raises `completed` to its number.
+struct IpcEventShared {
+  std::atomic<uint64_t> recorded{0};
+  std::atomic<uint64_t> completed{0};
+};
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "IPC event state must be lock free");
+}  // namespace sim
+
 struct MUevent_st {
   unsigned flags = 0;
   int device = 0;  // whose context made it: musaDeviceReset of that device ends it
@@ -100,6 +110,11 @@ struct MUevent_st {
   // Capture state, guarded by Runtime::graph_mu.
   std::shared_ptr<sim::Capture> capture;
   std::vector<MUgraphNode_st*> cap_nodes;
+  // musaEventInterprocess: the shared state and the handle that names it (ipc.cc).
+  sim::IpcEventShared* ipc = nullptr;
+  int ipc_fd = -1;  // the memfd, kept open by the creating process only
+  musaIpcEventHandle_t ipc_handle{};
+  ~MUevent_st();
 };
 
 namespace sim {
@@ -116,6 +131,12 @@ struct Alloc {
   size_t charged = 0;     // bytes charged against the device's memory
   bool external = false;  // mapped by the simulated driver (driver_hooks.h); musaFree refuses it
   unsigned long long id = 0;  // unique over the process's life (set by the registry)
+  // Device memory is a mapping of its own (page granular) so that IPC can share it: `mapped`
+  // bytes at raw, 0 for malloc'd memory. Once exported, share_fd is the memfd behind it.
+  size_t mapped = 0;
+  int share_fd = -1;
+  bool imported =
+      false;  // opened from another process's handle: only musaIpcCloseMemHandle ends it
 };
 
 // Whether [start, start + span) lies inside `a`: overflow-safe, so that a span near SIZE_MAX or
@@ -132,7 +153,10 @@ class Registry {
   // Whether device or managed memory lies anywhere in [lo, hi).
   bool device_memory_in(uintptr_t lo, uintptr_t hi);
   void add(const Alloc& a);
-  bool remove_exact(uintptr_t base, AllocKind kind, Alloc* out);  // never an external range
+  // Never an external range; an imported one only when `imported` says so.
+  bool remove_exact(uintptr_t base, AllocKind kind, Alloc* out, bool imported = false);
+  // Records the memfd an exported allocation now lives in; false if `id` is no longer there.
+  bool set_share_fd(uintptr_t base, unsigned long long id, int fd);
   std::vector<Alloc> remove_device(int device);  // musaDeviceReset; keeps external ranges
   // Removes the external ranges at rm[0..n) and adds add[0..m) atomically; false (nothing
   // changed) if a base is not an external range or an added range overlaps one that stays.
@@ -291,6 +315,11 @@ musaError_t validate_copy(const musaMemcpy3DParms& p);
 void do_copy(const musaMemcpy3DParms& p);
 musaError_t validate_memset(const MemsetDesc& m);
 void do_memset(const MemsetDesc& m);
+// Makes the device allocation at a.base shareable (its pages moved into a memfd, same address)
+// and returns that memfd (memory.cc).
+musaError_t make_shareable(const Alloc& a, int* fd);
+// Unmaps and uncharges an allocation already taken out of the registry.
+void release(const Alloc& a);
 musaMemcpy3DParms copy_1d(void* dst, const void* src, size_t count, musaMemcpyKind kind);
 musaMemcpy3DParms copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                           size_t height, musaMemcpyKind kind);
@@ -305,6 +334,16 @@ musaError_t check_unsafe();
 bool legacy_conflicts_capture(int d);
 bool stream_is_capturing(MUstream_st& s);
 void stream_leave_capture(MUstream_st* s);  // under graph_mu
+
+// Events (event.cc): the live event behind a handle, or musaErrorInvalidResourceHandle.
+musaError_t find_event(musaEvent_t e, std::shared_ptr<MUevent_st>* out);
+
+// IPC events (ipc.cc).
+musaError_t make_ipc_event(MUevent_st& e);  // musaEventCreateWithFlags(musaEventInterprocess)
+// Blocks until *counter >= target: polls briefly, then sleeps in short steps (another process
+// raises it, so there is nothing to be woken by).
+void wait_counter(const std::atomic<uint64_t>& counter, uint64_t target);
+void raise_counter(std::atomic<uint64_t>& counter, uint64_t target);  // to at least target
 
 }  // namespace sim
 
