@@ -14,10 +14,10 @@ import subprocess
 import sys
 
 
-def run_script(mode, tmp_path, code, timeout=300):
+def run_script(mode, tmp_path, code, timeout=300, env=None):
     path = tmp_path / "script.py"
     path.write_text(textwrap.dedent(code))
-    env = base_env({"OMP_NUM_THREADS": "1"})
+    env = base_env({"OMP_NUM_THREADS": "1", **(env or {})})
     if mode == "preload":
         env["LD_PRELOAD"] = SHIM
     argv = command(mode, [sys.executable, str(path)])
@@ -76,6 +76,21 @@ def test_cuda_tensors_and_events_through_queues(mode, tmp_path):
     proc = run_script(mode, tmp_path, QUEUES)
     assert "OK" in proc.stdout
     assert "Producer process has been terminated" not in proc.stderr, proc.stderr[-2000:]
+
+
+def test_expandable_segments_shared_through_queues(tmp_path):
+    # PyTorch's expandable segments share memory through the driver's virtual memory calls
+    # (cuMemExportToShareableHandle, a POSIX file descriptor taken with pidfd_getfd), not
+    # cudaIpcGetMemHandle.
+    code = QUEUES.replace(
+        "event = torch.cuda.Event(interprocess=True)",
+        'segments = torch.cuda.memory._snapshot()["segments"]\n'
+        '        assert segments and all(s["is_expandable"] for s in segments), segments\n'
+        "        event = torch.cuda.Event(interprocess=True)")
+    assert code != QUEUES
+    proc = run_script("launcher", tmp_path, code,
+                      env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})
+    assert "OK" in proc.stdout
 
 
 DATALOADER = """
