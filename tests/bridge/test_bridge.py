@@ -887,3 +887,54 @@ def test_sync_debug_mode_for_bridged_operators(mode):
     print("OK")
     """)
 
+
+
+def test_argument_checks_hold_after_an_operator_latched(mode):
+    # PyTorch's CUDA operators check their arguments' devices (out= included) and raise the
+    # determinism alert before launching; a bridged operator answers the same after an earlier
+    # valid call latched it (or a device kernel serves it) as on its first call.
+    run_ok(mode, """
+    import warnings
+    def error(f):
+        try:
+            f()
+        except RuntimeError as e:
+            return str(e)
+        return None
+    x = torch.randn(6, device="cuda")
+    other = torch.randn(3, device="cuda:1")
+    for first in (True, False):  # before and after the valid calls below latched the operators
+        e = error(lambda: torch.nonzero(x > 0, out=torch.empty(0, 1, dtype=torch.long)))
+        assert e and "same device" in e, e
+        e = error(lambda: torch.cat([x, other]))
+        assert e and "same device" in e, e
+        e = error(lambda: torch.stack([x[:3], torch.randn(3)]))
+        assert e and "same device" in e, e
+        e = error(lambda: x + torch.randn(6))  # a CPU tensor that is not a scalar
+        assert e and "same device" in e, e
+        e = error(lambda: torch.linalg.eigvals(torch.randn(3, 3, device="cuda"),
+                                               out=torch.empty(3, dtype=torch.complex64)))
+        assert e and "same device" in e, e
+        same(x * torch.tensor(2.0), x.cpu() * 2.0)  # a CPU scalar is PyTorch's exception
+        if first:  # valid calls: each operator latches or runs a device kernel
+            torch.nonzero(x > 0), torch.cat([x, x]), torch.stack([x, x]), x + x
+            torch.linalg.eigvals(torch.randn(3, 3, device="cuda"))
+    a = torch.randn(1, 2, 8, device="cuda", requires_grad=True)
+    pad = lambda: torch.nn.functional.pad(a, (2, 2), mode="reflect").sum().backward()
+    pad()  # latched outside deterministic mode
+    torch.use_deterministic_algorithms(True)
+    for _ in range(2):
+        e = error(pad)
+        assert e and "does not have a deterministic implementation" in e, e
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        a.grad = None
+        pad()
+    assert any("deterministic" in str(m.message) for m in w), [str(m.message) for m in w]
+    ref = a.detach().cpu().requires_grad_()
+    torch.nn.functional.pad(ref, (2, 2), mode="reflect").sum().backward()
+    same(a.grad, ref.grad)  # warn_only: the alert warned, and the gradient was computed
+    torch.use_deterministic_algorithms(False)
+    print("OK")
+    """, env={"TORCHADA_SIM_DEVICES": "2"})

@@ -6,13 +6,26 @@
 // state is cleared, the operator is remembered (latched) and the call is served
 // on the host. Matrix products and copies are never latched: their usual path reaches cuBLAS or
 // memcpy, which the shim serves, and only some argument combinations launch a kernel.
+//
+// PyTorch's CUDA operator checks its arguments before it launches anything: its generated
+// wrapper's device check (every tensor, out= included, on one device, unless the operator opts
+// out), TensorIterator's rule that only a CPU scalar may join CUDA tensors, and the determinism
+// alerts under torch.use_deterministic_algorithms. A device kernel or a latched operator skips
+// them, so a call they could answer is first given to PyTorch's own operator, latched or not
+// (consult()): one whose tensors are not all on one CUDA device, and every call while
+// deterministic algorithms are on. Its check raises as on an NVIDIA GPU, or it passes and the
+// launch is refused as before. Whether an earlier call latched then changes no answer. An
+// operator seen to accept CPU scalars is not asked again for them.
+#include <ATen/Context.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/util/Exception.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include <atomic>
 #include <chrono>
+#include <optional>
 #include <cstring>
 #include <string>
 
@@ -105,6 +118,35 @@ class Attempt {
   bool previous_;
 };
 
+// Which devices a call's tensors are on, as far as PyTorch's checks care.
+struct Devices {
+  bool other_cuda = false;  // a CUDA tensor on another device than the first one seen
+  bool cpu_scalar = false;  // a 0-dim CPU tensor
+  bool cpu_tensor = false;  // a CPU tensor with dimensions
+};
+
+void note_device(const at::Tensor& t, std::optional<c10::Device>& cuda, Devices& d) {
+  if (!t.defined()) return;
+  const c10::Device dev = t.device();
+  if (dev.is_cuda()) {
+    if (!cuda) cuda = dev;
+    else if (*cuda != dev) d.other_cuda = true;
+  } else if (dev.is_cpu()) {
+    (t.dim() == 0 ? d.cpu_scalar : d.cpu_tensor) = true;
+  }
+}
+
+void note_devices(const c10::IValue& v, std::optional<c10::Device>& cuda, Devices& d) {
+  if (v.isTensor()) {
+    note_device(v.toTensor(), cuda, d);
+  } else if (v.isTensorList()) {
+    for (const at::Tensor& t : v.toTensorList()) note_device(t, cuda, d);
+  } else if (v.isList()) {
+    for (const c10::IValue& e : v.toListRef())
+      if (e.isTensor()) note_device(e.toTensor(), cuda, d);
+  }
+}
+
 class BridgeKernel final : public c10::OperatorKernel {
  public:
   explicit BridgeKernel(OpState* s) : s_(s) {}
@@ -112,8 +154,10 @@ class BridgeKernel final : public c10::OperatorKernel {
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet ks, torch::jit::Stack* stack) {
     OpState& s = *s_;
     const bool time = timing();
-    if (s.device && run_device_kernel(s, op, ks, stack, time)) return;
-    if (!s.latched.load(std::memory_order_relaxed)) {
+    const Ask reason = consult(*stack, s.num_args);
+    const bool ask = reason != Ask::kNo;
+    if (!ask && s.device && run_device_kernel(s, op, ks, stack, time)) return;
+    if (ask || !s.latched.load(std::memory_order_relaxed)) {
       // The original may consume its arguments before it fails: keep references to put back.
       const size_t base = stack->size() - s.num_args;
       std::vector<c10::IValue> saved(stack->begin() + static_cast<std::ptrdiff_t>(base),
@@ -136,10 +180,12 @@ class BridgeKernel final : public c10::OperatorKernel {
       (void)cudaGetLastError();  // the refusal must not surface at the next launch check
       stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
       for (auto& v : saved) stack->push_back(std::move(v));
+      if (reason == Ask::kCpuScalar) cpu_scalars_pass_.store(true, std::memory_order_relaxed);
       if (s.latchable && !s.latched.exchange(true, std::memory_order_relaxed) &&
           log_enabled("info"))
         log("info", "%s: its CUDA kernel is NVIDIA device code; runs on the kernel bridge (%s)",
             s.name.c_str(), mode_name(mode()));
+      if (ask && s.device && run_device_kernel(s, op, ks, stack, time)) return;
     }
     TORCH_CHECK(!strict(), "torchada: TORCHADA_STRICT=1: ", s.name,
                 " needs the kernel bridge (its CUDA kernel is NVIDIA device code); unset "
@@ -148,7 +194,21 @@ class BridgeKernel final : public c10::OperatorKernel {
   }
 
  private:
+  enum class Ask { kNo, kYes, kCpuScalar };
+
+  // Whether PyTorch's own operator must see this call first (the comment at the top), and why.
+  Ask consult(const torch::jit::Stack& stack, size_t num_args) const {
+    if (at::globalContext().deterministicAlgorithms()) return Ask::kYes;
+    std::optional<c10::Device> cuda;
+    Devices d;
+    for (size_t i = stack.size() - num_args; i < stack.size(); ++i) note_devices(stack[i], cuda, d);
+    if (d.other_cuda || d.cpu_tensor) return Ask::kYes;
+    if (d.cpu_scalar && !cpu_scalars_pass_.load(std::memory_order_relaxed)) return Ask::kCpuScalar;
+    return Ask::kNo;
+  }
+
   OpState* s_;
+  std::atomic<bool> cpu_scalars_pass_{false};  // its checks let a CPU scalar through (seen once)
 };
 
 }  // namespace
