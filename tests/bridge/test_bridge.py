@@ -938,3 +938,52 @@ def test_argument_checks_hold_after_an_operator_latched(mode):
     torch.use_deterministic_algorithms(False)
     print("OK")
     """, env={"TORCHADA_SIM_DEVICES": "2"})
+
+
+def test_cases_the_cpu_kernels_refuse_are_rewritten(mode):
+    # Complex nansum, svd's driver= and LU without pivoting: CUDA's operators have them, the CPU
+    # kernels refuse them; the bridge answers from other operators (rewrite.cpp).
+    run_ok(mode, """
+    nan = float("nan")
+    z = torch.randn(4, 5, dtype=torch.complex64)
+    z[0, 1], z[2, 3] = complex(nan, 1.0), complex(2.0, nan)
+    zc = z.cuda()
+    skip = torch.where(torch.isnan(z), torch.zeros((), dtype=z.dtype), z)
+    same(torch.nansum(zc, 1), skip.sum(1), tol=1e-6)
+    same(torch.nansum(zc), skip.sum(), tol=1e-6)
+    out = torch.empty(0, dtype=torch.complex64, device="cuda")
+    r = torch.nansum(zc, 0, keepdim=True, out=out)
+    assert r.data_ptr() == out.data_ptr()
+    same(out, skip.sum(0, keepdim=True), tol=1e-6)
+
+    a = torch.randn(6, 4)
+    for driver in ("gesvd", "gesvdj", "gesvda"):
+        u, s, vh = torch.linalg.svd(a.cuda(), full_matrices=False, driver=driver)
+        same(s, torch.linalg.svdvals(a), tol=1e-5)
+        same(u @ torch.diag(s) @ vh, a, tol=1e-5)
+
+    # Column-diagonally dominant: partial pivoting exchanges no rows, so the CPU's pivoted LU is
+    # the unpivoted one.
+    g = torch.Generator().manual_seed(0)
+    for shape in ((4, 4), (2, 5, 5), (3, 5), (5, 3)):
+        m, n = shape[-2:]
+        a = torch.randn(shape, generator=g, dtype=torch.float64)
+        a = a + 3 * max(m, n) * torch.eye(m, n, dtype=torch.float64)
+        lu, piv = torch.linalg.lu_factor(a.cuda(), pivot=False)
+        want_lu, want_piv = torch.linalg.lu_factor(a)
+        assert torch.equal(want_piv, torch.arange(1, min(m, n) + 1, dtype=torch.int32).expand_as(want_piv))
+        same(piv, want_piv)
+        same(lu, want_lu, tol=1e-12)
+        p, l, u = torch.linalg.lu(a.cuda(), pivot=False)
+        assert p.numel() == 0
+        same(l @ u, a, tol=1e-12)
+        assert torch.equal(torch.tril(l.cpu(), -1) + torch.eye(m, min(m, n), dtype=l.dtype), l.cpu())
+    info = torch.linalg.lu_factor_ex(torch.zeros(2, 3, 3, device="cuda"), pivot=False).info
+    assert info.tolist() == [1, 1], info
+    try:
+        torch.linalg.lu_factor(torch.zeros(3, 3, device="cuda"), pivot=False)
+        raise AssertionError("a singular matrix was factored without an error")
+    except RuntimeError as e:
+        assert "singular" in str(e) or "not invertible" in str(e) or "zero" in str(e), str(e)
+    print("OK")
+    """)

@@ -116,6 +116,9 @@ void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m
 // the CUDA kernel has), again on arguments widened to float / complex float, the results rounded
 // back to the narrow type (widen.cpp).
 void run_on_host_widening(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m);
+// run_on_host_widening(), and when the CPU kernel refuses a case PyTorch's CUDA operator has
+// (complex nansum, svd's driver=, LU without pivoting), that case rewritten (rewrite.cpp).
+void run_on_host_rewriting(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m);
 // A bridged call cannot become part of a CUDA graph: raises, naming the operator, when `stream`
 // is being captured (host_exec.cpp).
 void refuse_capture(const c10::FunctionSchema& schema, cudaStream_t stream);

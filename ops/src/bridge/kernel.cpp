@@ -273,7 +273,7 @@ void run_on_host_counted(OpState& s, const c10::OperatorHandle& op, torch::jit::
     count(s, Path::kCopy, time ? since(t0) : 0);
     return;
   }
-  run_on_host_widening(op, stack, m);
+  run_on_host_rewriting(op, stack, m);
   count(s, m == Mode::kCopy ? Path::kCopy : Path::kDirect, time ? since(t0) : 0);
 }
 
