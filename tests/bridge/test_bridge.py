@@ -705,22 +705,69 @@ def test_data_parallel(mode):
     """, env={"TORCHADA_SIM_DEVICES": "2", "OMP_NUM_THREADS": "1"})
 
 
-def test_graph_capture_names_the_bridged_operator(mode):
-    # Host work cannot be captured: the bridge says which operator stopped the capture.
+def test_bridged_operators_in_cuda_graphs(mode):
+    # A bridged call in a capture becomes a host node running the CPU kernel on the captured
+    # addresses at every replay (capture.cpp); one whose output shape needs the data is refused,
+    # naming the operator, and the process goes on.
     run_ok(mode, """
-    x = torch.randn(4, 4, device="cuda")
+    x = torch.randn(4, 6, device="cuda")
+    x.cumsum(0), x.cummax(1)  # latched before the capture, as a warm-up does
     g = torch.cuda.CUDAGraph()
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s), torch.cuda.graph(g):
+        y = x.cumsum(0) * 2          # fresh result, then a device kernel
+        values, indices = x.cummax(1)  # written arguments (the helper fills values and indices)
+        z = x.clone()
+        z.cumsum_(1)                  # in place
+    torch.cuda.current_stream().wait_stream(s)
+    for _ in range(3):
+        x.copy_(torch.randn(4, 6))
+        g.replay()
+        torch.cuda.synchronize()
+        c = x.cpu()
+        same(y, c.cumsum(0) * 2, tol=1e-6)
+        same(values, c.cummax(1).values)
+        same(indices, c.cummax(1).indices)
+        same(z, c.cumsum(1), tol=1e-6)
+
+    g2 = torch.cuda.CUDAGraph()
     try:
-        with torch.cuda.stream(s), torch.cuda.graph(g):
-            y = x.cumsum(0)
-        raise SystemExit("capture of a bridged operator succeeded")
+        with torch.cuda.graph(g2):
+            torch.nonzero(x > 0)
+        raise SystemExit("capture of nonzero (its shape needs the data) succeeded")
     except RuntimeError as e:
-        assert "aten::cumsum runs through the kernel bridge" in str(e), str(e)
-        assert "cannot be captured into a CUDA graph" in str(e), str(e)
+        assert "aten::nonzero runs through the kernel bridge" in str(e), str(e)
+        assert "cannot be captured into a CUDA graph for an output whose shape needs the data" in str(e), str(e)
     torch.cuda.synchronize()
     same(x.cumsum(0), x.cpu().cumsum(0), tol=1e-6)   # the process goes on after the failed capture
+
+    # make_graphed_callables: forward and backward graphs, against the CPU.
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(8, 8)
+        def forward(self, t):
+            return self.lin(t).cumsum(1).tanh()
+    torch.manual_seed(0)
+    ref = M()
+    m = M().cuda()
+    m.load_state_dict(ref.state_dict())
+    graphed = torch.cuda.make_graphed_callables(m, (torch.randn(4, 8, device="cuda", requires_grad=True),))
+    for _ in range(3):
+        t = torch.randn(4, 8)
+        a, b = t.cuda().requires_grad_(), t.clone().requires_grad_()
+        out, want = graphed(a), ref(b)
+        out.square().sum().backward()
+        want.square().sum().backward()
+        same(out, want, tol=1e-5)
+        same(a.grad, b.grad, tol=1e-5)
+
+    # torch.compile's CUDA-graph trees (the cudagraphs backend) around a bridged operator.
+    f = torch.compile(lambda t: (t.cumsum(0) * 3).sin(), backend="cudagraphs")
+    for _ in range(4):
+        t = torch.randn(16, device="cuda")
+        same(f(t), (t.cpu().cumsum(0) * 3).sin(), tol=1e-5)
     print("OK")
     """)
 

@@ -119,9 +119,14 @@ void run_on_host_widening(const c10::OperatorHandle& op, torch::jit::Stack* stac
 // run_on_host_widening(), and when the CPU kernel refuses a case PyTorch's CUDA operator has
 // (complex nansum, svd's driver=, LU without pivoting), that case rewritten (rewrite.cpp).
 void run_on_host_rewriting(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m);
-// A bridged call cannot become part of a CUDA graph: raises, naming the operator, when `stream`
-// is being captured (host_exec.cpp).
+// A bridged call the capture below cannot take: raises, naming the operator, when `stream` is
+// being captured (host_exec.cpp).
 void refuse_capture(const c10::FunctionSchema& schema, cudaStream_t stream);
+// While the operator's stream is being captured into a CUDA graph: the call becomes a host node
+// that runs the CPU kernel at every replay, its outputs allocated now (direct mode), and true;
+// false when nothing is being captured; raises (refuse_capture) when the call cannot be a host
+// node (capture.cpp).
+bool run_captured_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m);
 // The CUDA device of an argument: a CUDA tensor's (the first in a list), or a CUDA device
 // argument's (the current device when it has no index).
 std::optional<c10::Device> cuda_device_in(const c10::IValue& v);

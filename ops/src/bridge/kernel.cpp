@@ -129,8 +129,10 @@ void note_device(const at::Tensor& t, std::optional<c10::Device>& cuda, Devices&
   if (!t.defined()) return;
   const c10::Device dev = t.device();
   if (dev.is_cuda()) {
-    if (!cuda) cuda = dev;
-    else if (*cuda != dev) d.other_cuda = true;
+    if (!cuda)
+      cuda = dev;
+    else if (*cuda != dev)
+      d.other_cuda = true;
   } else if (dev.is_cpu()) {
     (t.dim() == 0 ? d.cpu_scalar : d.cpu_tensor) = true;
   }
@@ -273,7 +275,7 @@ void run_on_host_counted(OpState& s, const c10::OperatorHandle& op, torch::jit::
     count(s, Path::kCopy, time ? since(t0) : 0);
     return;
   }
-  run_on_host_rewriting(op, stack, m);
+  if (!run_captured_on_host(op, stack, m)) run_on_host_rewriting(op, stack, m);
   count(s, m == Mode::kCopy ? Path::kCopy : Path::kDirect, time ? since(t0) : 0);
 }
 

@@ -53,16 +53,17 @@ at::Tensor complex_nansum(const at::Tensor& self, at::OptionalIntArrayRef dim, b
 
 // A batch of m x n matrices factored without row exchanges; info gets the first zero pivot.
 std::tuple<at::Tensor, at::Tensor, at::Tensor> lu_without_pivoting(const at::Tensor& a) {
-  TORCH_CHECK(a.dim() >= 2, "linalg.lu_factor: Expected tensor with 2 or more dimensions. Got size: ",
-              a.sizes(), " instead");
+  TORCH_CHECK(a.dim() >= 2,
+              "linalg.lu_factor: Expected tensor with 2 or more dimensions. Got size: ", a.sizes(),
+              " instead");
   const int64_t m = a.size(-2), n = a.size(-1), k = std::min(m, n);
   at::Tensor lu = a.clone(at::MemoryFormat::Contiguous);
   const auto batch = a.sizes().slice(0, a.dim() - 2);
   at::Tensor info = at::zeros(batch, a.options().dtype(at::kInt));
   for (int64_t j = 0; j < k; ++j) {
     const at::Tensor pivot = lu.select(-2, j).select(-1, j);
-    info = at::where(pivot.eq(0).logical_and(info.eq(0)), static_cast<int>(j + 1), info)
-               .to(at::kInt);
+    info =
+        at::where(pivot.eq(0).logical_and(info.eq(0)), static_cast<int>(j + 1), info).to(at::kInt);
     if (j + 1 >= m) continue;
     at::Tensor column = lu.narrow(-2, j + 1, m - j - 1).select(-1, j);  // below the pivot
     column.div_(pivot.unsqueeze(-1));
@@ -74,8 +75,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> lu_without_pivoting(const at::Ten
   }
   std::vector<int64_t> pivots_shape(batch.begin(), batch.end());
   pivots_shape.push_back(k);
-  at::Tensor pivots = at::arange(1, k + 1, a.options().dtype(at::kInt)).expand(pivots_shape)
-                          .contiguous();
+  at::Tensor pivots =
+      at::arange(1, k + 1, a.options().dtype(at::kInt)).expand(pivots_shape).contiguous();
   return {lu, pivots, info};
 }
 
@@ -89,8 +90,8 @@ void rewrite_nansum(const c10::OperatorHandle& op, torch::jit::Stack& stack, siz
   const auto dim = argument(schema, stack, base, "dim")->toOptional<std::vector<int64_t>>();
   const bool keepdim = argument(schema, stack, base, "keepdim")->toBool();
   const auto dtype = argument(schema, stack, base, "dtype")->toOptional<c10::ScalarType>();
-  at::Tensor r = complex_nansum(self, dim ? at::OptionalIntArrayRef(*dim) : std::nullopt, keepdim,
-                                dtype);
+  at::Tensor r =
+      complex_nansum(self, dim ? at::OptionalIntArrayRef(*dim) : std::nullopt, keepdim, dtype);
   c10::IValue* out = argument(schema, stack, base, "out");
   if (out != nullptr) {
     write_out(r, out->toTensor());
