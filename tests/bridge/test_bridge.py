@@ -230,6 +230,12 @@ def test_sparse_tensors(mode):
     assert ga.layout == torch.sparse_csr and ga.is_cuda
     same(ga @ torch.ones(5, 2, device="cuda"), ca @ torch.ones(5, 2), 1e-6)
     same(ga.to_dense(), a)
+    # a CSR weight in linear: its transpose is CSC, another compressed layout (SparseCsrCPU's)
+    w = torch.randn(6, 5) * (torch.rand(6, 5) > 0.5)
+    x = torch.randn(4, 5)
+    same(torch.nn.functional.linear(x.cuda(), w.cuda().to_sparse_csr()), x @ w.t(), 1e-5)
+    same(torch.nn.functional.linear(x.cuda(), w.cuda().to_sparse_csr(), torch.ones(6, device="cuda")),
+         x @ w.t() + 1, 1e-5)
     rows = dict(zip(*torch.ops.torchada.bridge_report()[:2]))
     assert any(op.endswith("[SparseCUDA]") for op in rows), rows
     print("OK")

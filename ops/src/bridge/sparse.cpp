@@ -81,11 +81,16 @@ class SparseHostCall {
     return t.to(c10::Device(c10::kCPU));
   }
 
-  // The CPU key the call goes to: a sparse argument's, else the strided CPU kernel's.
+  // The CPU key the call goes to: a sparse argument's, else the strided CPU kernel's. Every
+  // compressed layout (CSR, CSC, BSR, BSC: a CSR weight's transpose in linear is CSC) is
+  // SparseCsrCPU's.
   void note_layout(const at::Tensor& t) {
-    if (t.layout() == c10::kSparse)
+    const c10::Layout l = t.layout();
+    if (l == c10::kSparse)
       host_key_ = c10::DispatchKey::SparseCPU;
-    else if (t.is_sparse_csr() && host_key_ != c10::DispatchKey::SparseCPU)
+    else if ((l == c10::kSparseCsr || l == c10::kSparseCsc || l == c10::kSparseBsr ||
+              l == c10::kSparseBsc) &&
+             host_key_ != c10::DispatchKey::SparseCPU)
       host_key_ = c10::DispatchKey::SparseCsrCPU;
   }
 
