@@ -1038,5 +1038,12 @@ def test_cases_the_cpu_kernels_refuse_are_rewritten(mode):
         raise AssertionError("a singular matrix was factored without an error")
     except RuntimeError as e:
         assert "singular" in str(e) or "not invertible" in str(e) or "zero" in str(e), str(e)
+    # Quantized CUDA tensors: refused, saying what works, not handed back malformed.
+    try:
+        torch.quantize_per_tensor(torch.randn(4, 5, device="cuda"), 0.1, 3, torch.quint8)
+        raise AssertionError("a quantized CUDA tensor was made")
+    except RuntimeError as e:
+        assert "quantized CUDA tensors are not supported" in str(e) and ".cpu()" in str(e), str(e)
+    same(torch.ones(3, device="cuda").cumsum(0), torch.arange(1.0, 4.0))  # the process goes on
     print("OK")
     """)

@@ -268,6 +268,14 @@ class HostCall {
 
   at::Tensor to_device_tensor(const at::Tensor& r) {
     if (!r.defined() || r.is_cuda() || r.layout() != c10::kStrided) return r;
+    // A quantized result would need a quantized CUDA tensor, whose every operator (dequantize,
+    // int_repr...) is NVIDIA code the bridge does not serve: refuse here, saying what works,
+    // rather than hand back a tensor no operator accepts.
+    TORCH_CHECK(!r.is_quantized(),
+                "torchada: quantized CUDA tensors are not supported (the kernel bridge runs "
+                "PyTorch's CPU kernels, and the quantized CUDA operators are NVIDIA code): "
+                "quantize and run the quantized model on CPU tensors (.cpu()), or keep float "
+                "tensors on the device");
     c10::TensorImpl* ri = r.unsafeGetTensorImpl();
     for (const auto& w : wrapped_)
       if (w.host.unsafeGetTensorImpl() == ri) return w.cuda;
