@@ -76,10 +76,11 @@ musaError_t describe(int fd, Payload* p) {
   return musaSuccess;
 }
 
-// Opens the exporter's memfd named by p, checking that it is still the same file and long
-// enough. A process or allocation that is gone (or a garbage handle) is musaErrorInvalidValue;
-// one this process may not open (another user's) musaErrorMapBufferObjectFailed.
-musaError_t open_exported(const Payload& p, int* out) {
+// Maps the exporter's memfd named by p (p.mapped bytes, shared), checking that it is still the
+// same file and long enough. A process or allocation that is gone (or a garbage handle) is
+// musaErrorInvalidValue; one this process may not open (another user's)
+// musaErrorMapBufferObjectFailed.
+musaError_t map_exported(const Payload& p, void** out) {
   if (p.pid <= 0 || p.fd < 0 || p.mapped == 0) return musaErrorInvalidValue;
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/fd/%d", static_cast<int>(p.pid),
@@ -95,7 +96,10 @@ musaError_t open_exported(const Payload& p, int* out) {
     close(fd);
     return musaErrorInvalidValue;
   }
-  *out = fd;
+  void* m = mmap(nullptr, p.mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);  // the mapping keeps the memory
+  if (m == MAP_FAILED) return musaErrorMemoryAllocation;
+  *out = m;
   return musaSuccess;
 }
 
@@ -240,11 +244,8 @@ musaError_t musaIpcOpenMemHandle(void** devPtr, musaIpcMemHandle_t handle, unsig
       im.by_file.erase(it);  // unmapped by musaDeviceReset meanwhile
     }
     if (p.size == 0 || p.size > p.mapped) return musaErrorInvalidValue;
-    int fd = -1;
-    SIM_TRY(open_exported(p, &fd));
-    void* m = mmap(nullptr, p.mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);  // the mapping keeps the memory
-    if (m == MAP_FAILED) return musaErrorMemoryAllocation;
+    void* m = nullptr;
+    SIM_TRY(map_exported(p, &m));
     Alloc a;
     a.base = reinterpret_cast<uintptr_t>(m);
     a.size = p.size;
@@ -312,11 +313,8 @@ musaError_t musaIpcOpenEventHandle(musaEvent_t* event, musaIpcEventHandle_t hand
     const Payload p = read_handle(handle);
     if (p.magic != kEventMagic || p.mapped != event_page()) return musaErrorInvalidValue;
     const int here = current_device();
-    int fd = -1;
-    SIM_TRY(open_exported(p, &fd));
-    void* m = mmap(nullptr, p.mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED) return musaErrorMemoryAllocation;
+    void* m = nullptr;
+    SIM_TRY(map_exported(p, &m));
     auto e = std::make_shared<MUevent_st>();  // unmaps the page if anything below throws
     e->ipc = static_cast<IpcEventShared*>(m);
     e->flags = musaEventInterprocess | musaEventDisableTiming;
