@@ -58,10 +58,10 @@ if(TORCHADA_CUDART13_LIBRARY AND NOT TORCHADA_CUDART13_LIBRARY MATCHES "^${TORCH
 endif()
 find_library(TORCHADA_CUDART13_LIBRARY NAMES libcudart.so.13
              PATHS ${TORCHADA_CUDA13_ABI_ROOT}/lib NO_DEFAULT_PATH)
-# NVIDIA's cuBLAS and cuBLASLt that test programs link like a user's program: the ABI tree's first,
+# NVIDIA's cuBLAS, cuBLASLt and CUPTI that test programs link like a user's program: the ABI tree's first,
 # beside its libcudart.so.13 (a program linked with libraries from two folders that both hold
 # libcudart.so.13 has no safe RUNPATH order), the toolkit's otherwise.
-foreach(_lib CUBLAS:libcublas.so.13 CUBLASLT:libcublasLt.so.13)
+foreach(_lib CUBLAS:libcublas.so.13 CUBLASLT:libcublasLt.so.13 CUPTI:libcupti.so.13)
   string(REPLACE ":" ";" _lib "${_lib}")
   list(GET _lib 0 _var)
   list(GET _lib 1 _name)

@@ -17,6 +17,7 @@ Every step prints one line, "step N loss X lr Y grad_norm Z", so that two runs c
 step by step (tests/examples does).
 """
 import argparse
+import contextlib
 import math
 import os
 import time
@@ -52,6 +53,10 @@ def parse_args():
     p.add_argument("--generate", type=int, default=80, help="characters to sample at the end")
     p.add_argument("--compile", metavar="BACKEND", help="torch.compile the model with BACKEND")
     p.add_argument("--seed", type=int, default=1337)
+    p.add_argument("--profile", metavar="TRACE",
+                   help="profile the last step with torch.profiler (CPU and CUDA activities): "
+                        "write its Chrome trace (Perfetto, chrome://tracing) to TRACE and print "
+                        "the operators' table")
     p.add_argument("--text", default=os.path.join(HERE, "data", "corpus.txt"))
     return p.parse_args()
 
@@ -204,19 +209,33 @@ def main():
         run.train()
         return sum(losses) / len(losses)
 
+    def profiled(step):
+        if not args.profile or step != args.steps:
+            return contextlib.nullcontext()
+        activities = [torch.profiler.ProfilerActivity.CPU]
+        if device.type == "cuda":
+            activities.append(torch.profiler.ProfilerActivity.CUDA)
+        return torch.profiler.profile(activities=activities)
+
     times = []
     step = first
     for x, y in loader:
         t0 = time.perf_counter()
-        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
-        with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
-            _, loss = run(x, y)
-        scaler.scale(loss).backward()
-        scaler.unscale_(opt)
-        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        scaler.step(opt)
-        scaler.update()
-        opt.zero_grad(set_to_none=True)
+        with profiled(step + 1) as prof:
+            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+            with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
+                _, loss = run(x, y)
+            scaler.scale(loss).backward()
+            scaler.unscale_(opt)
+            norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            scaler.step(opt)
+            scaler.update()
+            opt.zero_grad(set_to_none=True)
+        if prof is not None:
+            prof.export_chrome_trace(args.profile)
+            sort = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
+            print(prof.key_averages().table(sort_by=sort, row_limit=15), flush=True)
+            print(f"profile {args.profile}", flush=True)
         lr = sched.get_last_lr()[0]
         sched.step()
         step += 1

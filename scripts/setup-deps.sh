@@ -88,6 +88,9 @@ unpack_wheel cuda13 "nvidia-cuda-runtime==$CUDA13_RUNTIME_VERSION"
 unpack_wheel cuda13 "nvidia-cuda-crt==$CUDA13_RUNTIME_VERSION"
 unpack_wheel cuda13 "nvidia-cublas==$CUDA13_CUBLAS_VERSION"
 unpack_wheel cuda13 "nvidia-nccl-cu13==$NCCL_CU13_VERSION"
+# CUPTI (libcupti.so.13 and cupti*.h), the same release as the runtime: what torchada's CUPTI
+# (shim/cupti/, symbols/cupti.txt) is checked against and compiled with.
+unpack_wheel cuda13 "nvidia-cuda-cupti==$CUDA13_RUNTIME_VERSION"
 
 # Intel MKL's single dynamic library and the parts it loads (CPU kernels, GNU OpenMP threading),
 # from PyPI, under .deps/mkl/lib: the simulator's GEMMs use it when present (sim/blas/

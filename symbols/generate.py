@@ -695,8 +695,11 @@ def main():
     import gen_driver  # the CUDA driver API (symbols/driver.txt), exported as node libcuda.so.1
     driver_files = {}
     driver_names = gen_driver.emit(driver_files, ROOT, cuda13=a.cuda13)
-    gen.library_names = [r.name for _, rows_, *_ in libs for r in rows_] + driver_names
-    gen.library_nodes = [("libcuda.so.1", sorted(driver_names))]
+    import gen_cupti  # CUPTI (symbols/cupti.txt), exported as node libcupti.so.13
+    cupti_names = gen_cupti.emit(driver_files, ROOT, cuda13=a.cuda13)
+    gen.library_names = [r.name for _, rows_, *_ in libs for r in rows_] + driver_names + cupti_names
+    gen.library_nodes = [("libcuda.so.1", sorted(driver_names)), (gen_cupti.SONAME, cupti_names),
+                         (gen_cupti.PRIVATE_NODE, gen_cupti.PRIVATE_EXPORTS)]
     lib_files = {}
     null_rows = {"12": [], "13": []}
     for lib, lib_rows, cuda, musa, enum_map in libs:

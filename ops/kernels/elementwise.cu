@@ -659,6 +659,34 @@ const char* dispatch(Op op, const Args& a, gpuStream_t stream) {
   return "elementwise: unknown operator";
 }
 
+}  // namespace
+
+// The host build (the simulator's executor) compiles this file three times, one compute type
+// each (TORCHADA_ELEMENTWISE_SHARD 0: float and the entry point, 1: double, 2: int64), so that
+// its instantiations, most of the library's build time in one file, compile in parallel. Device
+// builds (nvcc, mcc) compile it once, whole.
+const char* elementwise_dispatch_float(Op op, const Args& a, gpuStream_t stream);
+const char* elementwise_dispatch_double(Op op, const Args& a, gpuStream_t stream);
+const char* elementwise_dispatch_int64(Op op, const Args& a, gpuStream_t stream);
+
+#if !defined(TORCHADA_ELEMENTWISE_SHARD) || TORCHADA_ELEMENTWISE_SHARD == 0
+const char* elementwise_dispatch_float(Op op, const Args& a, gpuStream_t stream) {
+  return dispatch<float>(op, a, stream);
+}
+#endif
+#if !defined(TORCHADA_ELEMENTWISE_SHARD) || TORCHADA_ELEMENTWISE_SHARD == 1
+const char* elementwise_dispatch_double(Op op, const Args& a, gpuStream_t stream) {
+  return dispatch<double>(op, a, stream);
+}
+#endif
+#if !defined(TORCHADA_ELEMENTWISE_SHARD) || TORCHADA_ELEMENTWISE_SHARD == 2
+const char* elementwise_dispatch_int64(Op op, const Args& a, gpuStream_t stream) {
+  return dispatch<int64_t>(op, a, stream);
+}
+#endif
+
+#if !defined(TORCHADA_ELEMENTWISE_SHARD) || TORCHADA_ELEMENTWISE_SHARD == 0
+namespace {
 // The fast divisor of d (1 <= d < 2^31): shift = ceil(log2 d), magic = 2^32 * (2^shift - d) / d
 // + 1.
 void fast_divisor(uint32_t d, uint32_t* magic, uint32_t* shift) {
@@ -667,7 +695,6 @@ void fast_divisor(uint32_t d, uint32_t* magic, uint32_t* shift) {
   *shift = s;
   *magic = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << s) - d)) / d + 1);
 }
-
 }  // namespace
 
 const char* elementwise_launch(elementwise::Op op, elementwise::Compute compute,
@@ -687,13 +714,14 @@ const char* elementwise_launch(elementwise::Op op, elementwise::Compute compute,
   auto s = static_cast<gpuStream_t>(stream);
   switch (compute) {
     case Compute::kFloat:
-      return dispatch<float>(op, args, s);
+      return elementwise_dispatch_float(op, args, s);
     case Compute::kDouble:
-      return dispatch<double>(op, args, s);
+      return elementwise_dispatch_double(op, args, s);
     case Compute::kInt64:
-      return dispatch<int64_t>(op, args, s);
+      return elementwise_dispatch_int64(op, args, s);
   }
   return "elementwise: unknown compute type";
 }
+#endif
 
 }  // namespace torchada::TORCHADA_KERNELS_NS

@@ -8106,31 +8106,28 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemAdvise_v2(const void 
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemAdvise_v2), decltype(&::cudaMemAdvise_v2)>);
 
 namespace {
-template <bool kTraced, bool kReady>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy(const ta::Runtime* fast, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
-  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
-  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy ? ta::cudart().p_cudaMemcpy(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy);
-  return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy, rt.musa.musaMemcpy, dst, src, count, kind);
+  return ta::impl::cudaMemcpy(dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  ta::note_cuda_initialised();
-  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy<false, false>(nullptr, dst, src, count, kind);
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy<false>(dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().ptr("src", reinterpret_cast<const void*>(src));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-  const cudaError_t r = torchada_body_cudaMemcpy<true, false>(nullptr, dst, src, count, kind);
+  const cudaError_t r = torchada_body_cudaMemcpy<true>(dst, src, count, kind);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  const ta::Runtime* fast = ta::fast_runtime();
-  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy(dst, src, count, kind);
-  return torchada_body_cudaMemcpy<false, true>(fast, dst, src, count, kind);
+  ta::note_cuda_initialised();
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy(dst, src, count, kind);
+  return torchada_body_cudaMemcpy<false>(dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy), decltype(&::cudaMemcpy)>);
 
@@ -8894,62 +8891,56 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyArrayToArray_ptds(
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyArrayToArray_ptds), decltype(&::cudaMemcpyArrayToArray)>);
 
 namespace {
-template <bool kTraced, bool kReady>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyAsync(const ta::Runtime* fast, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
-  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
-  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyAsync ? ta::cudart().p_cudaMemcpyAsync(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync);
-  return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync, rt.musa.musaMemcpyAsync, dst, src, count, kind, stream);
+  return ta::impl::cudaMemcpyAsync(dst, src, count, kind, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  ta::note_cuda_initialised();
-  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync<false, false>(nullptr, dst, src, count, kind, stream);
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync<false>(dst, src, count, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpyAsync);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().ptr("src", reinterpret_cast<const void*>(src));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemcpyAsync<true, false>(nullptr, dst, src, count, kind, stream);
+  const cudaError_t r = torchada_body_cudaMemcpyAsync<true>(dst, src, count, kind, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  const ta::Runtime* fast = ta::fast_runtime();
-  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpyAsync(dst, src, count, kind, stream);
-  return torchada_body_cudaMemcpyAsync<false, true>(fast, dst, src, count, kind, stream);
+  ta::note_cuda_initialised();
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyAsync(dst, src, count, kind, stream);
+  return torchada_body_cudaMemcpyAsync<false>(dst, src, count, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyAsync), decltype(&::cudaMemcpyAsync)>);
 
 namespace {
-template <bool kTraced, bool kReady>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyAsync_ptsz(const ta::Runtime* fast, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
-  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
-  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyAsync_ptsz ? ta::cudart().p_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync_ptsz);
-  return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync_ptsz, rt.musa.musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
+  return ta::impl::cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  ta::note_cuda_initialised();
-  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync_ptsz<false, false>(nullptr, dst, src, count, kind, stream);
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync_ptsz<false>(dst, src, count, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpyAsync_ptsz);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().ptr("src", reinterpret_cast<const void*>(src));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemcpyAsync_ptsz<true, false>(nullptr, dst, src, count, kind, stream);
+  const cudaError_t r = torchada_body_cudaMemcpyAsync_ptsz<true>(dst, src, count, kind, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  const ta::Runtime* fast = ta::fast_runtime();
-  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
-  return torchada_body_cudaMemcpyAsync_ptsz<false, true>(fast, dst, src, count, kind, stream);
+  ta::note_cuda_initialised();
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
+  return torchada_body_cudaMemcpyAsync_ptsz<false>(dst, src, count, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyAsync_ptsz), decltype(&::cudaMemcpyAsync)>);
 
@@ -10015,30 +10006,27 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemRangeGetAttributes(vo
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemRangeGetAttributes), decltype(&::cudaMemRangeGetAttributes)>);
 
 namespace {
-template <bool kTraced, bool kReady>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset(const ta::Runtime* fast, void * devPtr, int value, size_t count) {
-  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
-  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
-  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset(void * devPtr, int value, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemset ? ta::cudart().p_cudaMemset(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset);
-  return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset, rt.musa.musaMemset, devPtr, value, count);
+  return ta::impl::cudaMemset(devPtr, value, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset(void * devPtr, int value, size_t count) {
-  ta::note_cuda_initialised();
-  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset<false, false>(nullptr, devPtr, value, count);
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset<false>(devPtr, value, count);
   ta::trace::Span span(Fn::k_cudaMemset);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().i64("value", static_cast<long long>(value));
   span.args().u64("count", static_cast<unsigned long long>(count));
-  const cudaError_t r = torchada_body_cudaMemset<true, false>(nullptr, devPtr, value, count);
+  const cudaError_t r = torchada_body_cudaMemset<true>(devPtr, value, count);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset(void * devPtr, int value, size_t count) {
-  const ta::Runtime* fast = ta::fast_runtime();
-  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemset(devPtr, value, count);
-  return torchada_body_cudaMemset<false, true>(fast, devPtr, value, count);
+  ta::note_cuda_initialised();
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset(devPtr, value, count);
+  return torchada_body_cudaMemset<false>(devPtr, value, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset), decltype(&::cudaMemset)>);
 
@@ -10299,60 +10287,54 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset_ptds(void * devPt
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset_ptds), decltype(&::cudaMemset)>);
 
 namespace {
-template <bool kTraced, bool kReady>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemsetAsync(const ta::Runtime* fast, void * devPtr, int value, size_t count, cudaStream_t stream) {
-  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
-  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
-  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemsetAsync ? ta::cudart().p_cudaMemsetAsync(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync);
-  return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync, rt.musa.musaMemsetAsync, devPtr, value, count, stream);
+  return ta::impl::cudaMemsetAsync(devPtr, value, count, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  ta::note_cuda_initialised();
-  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync<false, false>(nullptr, devPtr, value, count, stream);
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync<false>(devPtr, value, count, stream);
   ta::trace::Span span(Fn::k_cudaMemsetAsync);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().i64("value", static_cast<long long>(value));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemsetAsync<true, false>(nullptr, devPtr, value, count, stream);
+  const cudaError_t r = torchada_body_cudaMemsetAsync<true>(devPtr, value, count, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  const ta::Runtime* fast = ta::fast_runtime();
-  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemsetAsync(devPtr, value, count, stream);
-  return torchada_body_cudaMemsetAsync<false, true>(fast, devPtr, value, count, stream);
+  ta::note_cuda_initialised();
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemsetAsync(devPtr, value, count, stream);
+  return torchada_body_cudaMemsetAsync<false>(devPtr, value, count, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemsetAsync), decltype(&::cudaMemsetAsync)>);
 
 namespace {
-template <bool kTraced, bool kReady>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemsetAsync_ptsz(const ta::Runtime* fast, void * devPtr, int value, size_t count, cudaStream_t stream) {
-  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
-  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
-  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemsetAsync_ptsz ? ta::cudart().p_cudaMemsetAsync_ptsz(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync_ptsz);
-  return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync_ptsz, rt.musa.musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
+  return ta::impl::cudaMemsetAsync_ptsz(devPtr, value, count, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  ta::note_cuda_initialised();
-  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync_ptsz<false, false>(nullptr, devPtr, value, count, stream);
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync_ptsz<false>(devPtr, value, count, stream);
   ta::trace::Span span(Fn::k_cudaMemsetAsync_ptsz);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().i64("value", static_cast<long long>(value));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemsetAsync_ptsz<true, false>(nullptr, devPtr, value, count, stream);
+  const cudaError_t r = torchada_body_cudaMemsetAsync_ptsz<true>(devPtr, value, count, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  const ta::Runtime* fast = ta::fast_runtime();
-  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
-  return torchada_body_cudaMemsetAsync_ptsz<false, true>(fast, devPtr, value, count, stream);
+  ta::note_cuda_initialised();
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
+  return torchada_body_cudaMemsetAsync_ptsz<false>(devPtr, value, count, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemsetAsync_ptsz), decltype(&::cudaMemsetAsync)>);
 

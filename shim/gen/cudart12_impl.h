@@ -42,8 +42,14 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 bloc
 cudaError_t cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream);
 cudaError_t cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream);
 cudaError_t cudaMemAdvise_v2(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location);
+cudaError_t cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
 cudaError_t cudaMemPrefetchAsync_v2(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream);
 cudaError_t cudaMemPrefetchAsync_v2_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream);
+cudaError_t cudaMemset(void * devPtr, int value, size_t count);
+cudaError_t cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream);
+cudaError_t cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream);
 cudaError_t cudaPeekAtLastError();
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr);
 cudaError_t __cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream);

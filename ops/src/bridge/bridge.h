@@ -81,6 +81,7 @@ struct OpState {
   std::optional<c10::KernelFunction> device;
   size_t num_args = 0;               // schema arguments (the boxed stack's inputs)
   bool latchable = true;             // false: try the original on every call (matrix products...)
+  bool matrix_product = false;       // its CUDA kernel is a cuBLAS call (install.cpp)
   bool sparse = false;               // a SparseCUDA / SparseCsrCUDA kernel: run_sparse_on_host
   std::atomic<bool> latched{false};  // the original refused a kernel once: go straight to CPU
   std::atomic<bool> blas_warned{false};

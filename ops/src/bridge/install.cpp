@@ -10,7 +10,7 @@
 //     would change their autograd).
 // Plus the CompositeExplicitAutograd operators that launch kernels themselves through a
 // DispatchStub rather than through another operator (kStubComposites: copy_).
-// Matrix products (kNeverLatch) reach the shim's cuBLAS: their calls are tried natively every
+// Matrix products (kMatrixProducts) reach the shim's cuBLAS: their calls are tried natively every
 // time, so that they stay cuBLAS calls even if one argument combination launched a kernel.
 //
 // Configuration (read once, at installation):
@@ -74,18 +74,20 @@ const std::set<std::string> kKeepNative = {
     "aten::_cufft_clear_plan_cache",
 };
 
-// Matrix products: cuBLAS through the shim. Tried natively on every call.
-const std::set<std::string> kNeverLatch = {
-    "aten::mm",         "aten::bmm",
-    "aten::addmm",      "aten::addmm_",
-    "aten::baddbmm",    "aten::baddbmm_",
-    "aten::addbmm",     "aten::addbmm_",
-    "aten::addmv",      "aten::addmv_",
-    "aten::mv",         "aten::dot",
-    "aten::vdot",       "aten::_addmm_activation",
-    "aten::_int_mm",    "aten::copy_",
-    "aten::_copy_from", "aten::_copy_from_and_resize",
+// Matrix products: cuBLAS through the shim. Tried natively on every call, as are the copies
+// (cudaMemcpy* through the shim, or a kernel where the layouts differ).
+const std::set<std::string> kMatrixProducts = {
+    "aten::mm",      "aten::bmm",
+    "aten::addmm",   "aten::addmm_",
+    "aten::baddbmm", "aten::baddbmm_",
+    "aten::addbmm",  "aten::addbmm_",
+    "aten::addmv",   "aten::addmv_",
+    "aten::mv",      "aten::dot",
+    "aten::vdot",    "aten::_addmm_activation",
+    "aten::_int_mm",
 };
+const std::set<std::string> kNeverLatchCopies = {"aten::copy_", "aten::_copy_from",
+                                                 "aten::_copy_from_and_resize"};
 
 // CompositeExplicitAutograd operators wrapped too: copy_ launches CUDA kernels through a
 // DispatchStub rather than through another operator; convolutions are kHostFirst.
@@ -281,7 +283,8 @@ int install_locked(Installed& st, const char* backend) {
     s->name = full_name(name);
     s->original = original_kernel(op->getComputedKernelForDispatchKey(K::CUDA));
     s->num_args = op->schema().arguments().size();
-    s->latchable = kNeverLatch.count(base) == 0;
+    s->matrix_product = kMatrixProducts.count(base) != 0;
+    s->latchable = !s->matrix_product && kNeverLatchCopies.count(base) == 0;
     if (auto k = device_kernels.find(s->name); k != device_kernels.end()) {
       s->device = k->second;
       ++st.device_kernels;

@@ -31,6 +31,7 @@
 
 #include "../device/device.h"
 #include "bridge.h"
+#include "profiled.h"
 
 namespace torchada::ops::bridge {
 namespace {
@@ -167,6 +168,10 @@ class BridgeKernel final : public c10::OperatorKernel {
       const auto t0 = time ? Clock::now() : Clock::time_point();
       try {
         Attempt attempt;
+        // Matrix products are cuBLAS calls; other native operators' device work (copies,
+        // fills) the shim records itself.
+        std::optional<ProfiledWork> profiled;
+        if (s.matrix_product) profiled.emplace(ProfiledWork::kLibrary, s);
         call_original(s.original, op, ks, stack);
         count(s, Path::kNative, time ? since(t0) : 0);
         return;
@@ -254,9 +259,11 @@ bool run_device_kernel(OpState& s, const c10::OperatorHandle& op, c10::DispatchK
   const size_t base = stack->size() - s.num_args;
   std::vector<c10::IValue> saved(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
   const auto t0 = time ? Clock::now() : Clock::time_point();
+  ProfiledWork profiled(ProfiledWork::kDeviceKernel, s);
   try {
     s.device->callBoxed(op, ks, stack);
   } catch (const device::NotServed&) {
+    profiled.discard();
     stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
     for (auto& v : saved) stack->push_back(std::move(v));
     return false;
@@ -270,6 +277,7 @@ void run_on_host_counted(OpState& s, const c10::OperatorHandle& op, torch::jit::
   const Mode m = mode();
   const bool time = timing();
   const auto t0 = time ? Clock::now() : Clock::time_point();
+  ProfiledWork profiled(ProfiledWork::kHostKernel, s);
   if (s.sparse) {
     run_sparse_on_host(op, stack);
     count(s, Path::kCopy, time ? since(t0) : 0);

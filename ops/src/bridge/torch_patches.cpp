@@ -11,12 +11,14 @@
 //   model.compile() and @torch.compile work as written; inductor's modes and options (CUDA
 //   graphs, autotuning) have no effect. Where: torch._TorchCompileInductorWrapper.__call__, once
 //   torch._dynamo is imported. TORCHADA_TORCH_COMPILE=inductor keeps inductor.
-// - torch.profiler's CUDA activities start NVIDIA's CUPTI, which asks the driver for its private
-//   export tables, meets the refusal and recurses until the stack overflows (a crash). The
-//   profiler's CUDA activity is dropped, so torch.profiler.profile() (whose default activities
-//   include CUDA) profiles the CPU side: operators, shapes, memory, stacks. Where:
-//   torch.autograd.profiler's _prepare_profiler and _enable_profiler, which every profiler
-//   (torch.profiler, torch.autograd.profiler) calls with its activities.
+// - torch.profiler's CUDA activities are served by torchada's CUPTI (libtorchada.so's node
+//   libcupti.so.13, shim/cupti/), which PyTorch's profiler binds to under the launcher and a bare
+//   LD_PRELOAD alike. Only where the process's CUPTI is NVIDIA's (libtorchada.so loaded after
+//   PyTorch, by dlopen) would it start: NVIDIA's CUPTI asks the driver for its private export
+//   tables, meets the refusal and recurses until the stack overflows. There, and only there, the
+//   profiler's CUDA activity is dropped with a warning, so torch.profiler.profile() profiles the
+//   CPU side. Where: torch.autograd.profiler's _prepare_profiler and _enable_profiler, which every
+//   profiler (torch.profiler, torch.autograd.profiler) calls with its activities.
 // - Bridged random operators draw from the CPU default generator (host_exec.cpp): so that
 //   torch.cuda.manual_seed(s) / manual_seed_all(s) make them reproducible whatever the CPU
 //   generator's seed was (the same s included, which the C++ side cannot tell from
@@ -34,6 +36,8 @@
 // - torch.cuda.jiterator compiles the user's CUDA C++ with NVRTC into NVIDIA device code, which
 //   the driver refuses ("CUDA driver error: ..."). The error is raised again saying so and what to
 //   do instead. Where: torch.cuda.jiterator._JittedFunction.__call__.
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -113,8 +117,11 @@ def _torchada_profile_cpu_only():
         if ProfilerActivity.CUDA not in activities:
             return activities
         _torchada_warn_once(warned, (
-            "torch.profiler's CUDA activities need NVIDIA's CUPTI, which cannot run on MUSA; "
-            "profiling the CPU activities only (operators, shapes, memory, stacks)."))
+            "torch.profiler's CUDA activities would start NVIDIA's CUPTI, which cannot run on "
+            "MUSA: libtorchada.so was loaded after PyTorch, so PyTorch's profiler is bound to "
+            "NVIDIA's CUPTI and not torchada's. Profiling the CPU activities only (operators, "
+            "shapes, memory, stacks); run under torchada-run or LD_PRELOAD=libtorchada.so for "
+            "the device rows."))
         return type(activities)(a for a in activities if a != ProfilerActivity.CUDA)
 
     def wrap(f):
@@ -196,19 +203,31 @@ def _torchada_explain_jiterator():
 
 if (os.environ.get("TORCHADA_TORCH_COMPILE") or "").lower() != "inductor":  # settings.h: any case
     _torchada_after_import("torch._dynamo", _torchada_use_aot_eager)
-_torchada_after_import("torch.autograd.profiler", _torchada_profile_cpu_only)
+if not _TORCHADA_OWN_CUPTI:
+    _torchada_after_import("torch.autograd.profiler", _torchada_profile_cpu_only)
 _torchada_after_import("torch.backends.cudnn", _torchada_keep_cudnn_off)
 _torchada_after_import("torch.cuda.jiterator", _torchada_explain_jiterator)
 if not _TORCHADA_RANDOM_ON_DEVICE:
     _torchada_after_import("torch.cuda.random", _torchada_cuda_seeds_reseed_the_bridge)
 )PY";
 
+// Whether the process's CUPTI (what PyTorch's profiler binds to: the first definition in the
+// global scope) is torchada's: libtorchada.so's node libcupti.so.13.
+bool own_cupti() {
+  void* f = dlsym(RTLD_DEFAULT, "cuptiActivityEnable");
+  void* mine = dlsym(RTLD_DEFAULT, "torchada_activity_flag");
+  Dl_info fi{}, mi{};
+  return f != nullptr && mine != nullptr && dladdr(f, &fi) != 0 && dladdr(mine, &mi) != 0 &&
+         fi.dli_fbase == mi.dli_fbase;
+}
+
 }  // namespace
 
 void patch_torch_for_musa(bool random_on_device) {
   // Run once per process (the bridge installs once); the text must outlive the pending call.
-  static const std::string code = std::string("_TORCHADA_RANDOM_ON_DEVICE = ") +
-                                  (random_on_device ? "True\n" : "False\n") + kPatches;
+  static const std::string code =
+      std::string("_TORCHADA_RANDOM_ON_DEVICE = ") + (random_on_device ? "True\n" : "False\n") +
+      "_TORCHADA_OWN_CUPTI = " + (own_cupti() ? "True\n" : "False\n") + kPatches;
   run_python_soon(code.c_str(), "torchada's PyTorch patches");
 }
 
