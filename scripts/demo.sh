@@ -9,9 +9,9 @@
 # bridge. It installs what it needs first, each step idempotent (a second run only trains):
 # system packages (scripts/setup-deps.sh), the pinned PyTorch into .venv/ (scripts/setup-torch.sh,
 # ~3 GB once), then only what the launcher puts into the process (the CMake target torchada_launch:
-# the shim, its replacement libraries and audit module, the simulator, the NVML library) and,
-# side by side with it, libtorchada_ops.so without its GPU kernels (the simulator runs their host
-# build). The test suite (scripts/test.sh) builds the rest in the same build/ later.
+# the shim, its replacement libraries and audit module, the simulator, the NVML library) and
+# libtorchada_ops.so without its GPU kernels (the simulator runs their host build). The test suite
+# (scripts/test.sh) builds the rest in the same build/ later.
 #
 #   scripts/demo.sh [extra examples/gpt.py arguments, e.g. --steps 80 --precision bf16]
 set -euo pipefail
@@ -24,22 +24,12 @@ say "system packages (scripts/setup-deps.sh)"
 scripts/setup-deps.sh >/dev/null
 say "PyTorch's CUDA wheel (scripts/setup-torch.sh)"
 py=$(scripts/setup-torch.sh | tail -n 1)
-# The two builds are independent and run side by side: each ends in a few long compiles that
-# would leave a core idle if they ran one after the other.
-say "building what the launcher loads (build/, target torchada_launch) and, beside it, the kernel" \
-    "bridge and the device kernels (build/lib/libtorchada_ops.so)"
+say "building what the launcher loads (build/, target torchada_launch)"
 t0=$(date +%s)
-logs=$(mktemp -d)
 cmake -S . -B build -G Ninja >/dev/null
-cmake --build build -j"$jobs" --target torchada_launch >"$logs/launch.log" 2>&1 &
-launch=$!
-ops/ci.sh --build-only --no-gpu-kernels >"$logs/ops.log" 2>&1 &
-ops=$!
-failed=0
-wait "$launch" || { failed=1; tail -n 40 "$logs/launch.log" >&2; say "building torchada_launch failed"; }
-wait "$ops" || { failed=1; tail -n 40 "$logs/ops.log" >&2; say "building libtorchada_ops.so failed"; }
-rm -rf "$logs"
-[ "$failed" = 0 ] || exit 1
+cmake --build build -j"$jobs" --target torchada_launch >/dev/null
+say "building the kernel bridge and the device kernels (build/lib/libtorchada_ops.so)"
+ops/ci.sh --build-only --no-gpu-kernels >/dev/null
 say "built in $(($(date +%s) - t0)) s"
 
 echo
