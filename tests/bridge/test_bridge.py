@@ -713,8 +713,9 @@ def test_data_parallel(mode):
 
 def test_bridged_operators_in_cuda_graphs(mode):
     # A bridged call in a capture becomes a host node running the CPU kernel on the captured
-    # addresses at every replay (capture.cpp); one whose output shape needs the data is refused,
-    # naming the operator, and the process goes on.
+    # addresses at every replay (capture.cpp), random operators drawing from the graph's philox
+    # state; one whose output shape needs the data is refused, naming the operator, and the
+    # process goes on.
     run_ok(mode, """
     x = torch.randn(4, 6, device="cuda")
     x.cumsum(0), x.cummax(1)  # latched before the capture, as a warm-up does
@@ -747,6 +748,32 @@ def test_bridged_operators_in_cuda_graphs(mode):
         assert "cannot be captured into a CUDA graph for an output whose shape needs the data" in str(e), str(e)
     torch.cuda.synchronize()
     same(x.cumsum(0), x.cpu().cumsum(0), tol=1e-6)   # the process goes on after the failed capture
+
+    # Random operators on the bridge draw anew at each replay, from the graph's seed and offset:
+    # torch.cuda.manual_seed before the replays makes them reproducible.
+    probs = torch.ones(20, device="cuda")
+    torch.randperm(50, device="cuda"), torch.multinomial(probs, 30, replacement=True)  # warm-up
+    g3 = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g3):
+        perm = torch.randperm(50, device="cuda")
+        draws = torch.multinomial(probs, 30, replacement=True)
+    def replays():
+        out = []
+        for _ in range(3):
+            g3.replay()
+            torch.cuda.synchronize()
+            out.append((perm.cpu().clone(), draws.cpu().clone()))
+        return out
+    torch.cuda.manual_seed(5)
+    first = replays()
+    torch.cuda.manual_seed(5)
+    again = replays()
+    for (p1, d1), (p2, d2) in zip(first, again):
+        assert torch.equal(p1, p2) and torch.equal(d1, d2)
+    assert not torch.equal(first[0][0], first[1][0]), "two replays drew the same permutation"
+    assert not torch.equal(first[0][1], first[1][1]), "two replays drew the same samples"
+    for p, d in first:
+        assert sorted(p.tolist()) == list(range(50)) and 0 <= d.min() and d.max() < 20
 
     # make_graphed_callables: forward and backward graphs, against the CPU.
     class M(torch.nn.Module):

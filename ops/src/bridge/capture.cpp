@@ -11,26 +11,39 @@
 // CPU kernel, the fresh results copied into the captured outputs; in-place and out= arguments
 // are written where they are. A host node may not call the runtime, and none of this does.
 //
+// Random operators draw new numbers at each replay, as PyTorch's CUDA kernels do in a graph: at
+// capture the generator hands out a graph-safe philox state (the graph's seed and offset tensors,
+// which every replay advances, and this call's offset within the graph), and at each replay the
+// node reads them and draws from the CPU generator a bridged call outside a graph would use with
+// that seed and offset (random_state.h). So torch.cuda.manual_seed before the replays makes them
+// reproducible.
+//
 // Refused, naming the operator (refuse_capture), as every bridged call in a capture was before:
 // copy mode (a MUSA GPU's memory is not host memory, and copying would need the runtime),
 // operators whose output's shape needs the data (no meta answer: PyTorch's CUDA kernel would
 // synchronise, which capture forbids too), results that are views of arguments or not tensors,
-// and random operators (each replay must draw new numbers).
+// and random operators under TORCHADA_OPS_RNG=cpu (their draws follow a CPU generator, which a
+// graph's replays do not advance).
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "../device/device.h"
 #include "bridge.h"
 #include "ivalue_tensors.h"
+#include "random_state.h"
 
 namespace torchada::ops::bridge {
 namespace {
@@ -74,12 +87,26 @@ struct Node {
     at::Tensor out;  // the captured output's bytes (arg == -1)
   };
   std::vector<Return> returns;
+  // A random operator: its generator argument, and the graph-safe philox state it draws from.
+  int generator_arg = -1;
+  at::PhiloxCudaState philox;
 };
 
 void CUDART_CB replay(void* data) {
   Node& n = *static_cast<Node*>(data);
   try {
     torch::jit::Stack stack(n.args.begin(), n.args.end());
+    if (n.generator_arg >= 0) {
+      // The graph's seed and offset for this replay (written by the replay's prologue, on this
+      // stream, before the graph's work; device memory is host memory here).
+      const at::PhiloxCudaState& p = n.philox;
+      const uint64_t seed = p.captured_ ? static_cast<uint64_t>(*p.seed_.ptr) : p.seed_.val;
+      const uint64_t offset = p.captured_
+                                  ? static_cast<uint64_t>(*p.offset_.ptr) + p.offset_intragraph_
+                                  : p.offset_.val;
+      stack[static_cast<size_t>(n.generator_arg)] =
+          at::make_generator<at::CPUGeneratorImpl>(bridged_draw_seed(seed, offset));
+    }
     n.op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), &stack);
     TORCH_CHECK(stack.size() == n.returns.size(), "returned ", stack.size(), " values, not ",
                 n.returns.size());
@@ -99,14 +126,17 @@ void CUDART_CB replay(void* data) {
 
 void destroy(void* data) { delete static_cast<Node*>(data); }
 
-bool is_random(const c10::FunctionSchema& schema) {
-  for (const auto& a : schema.arguments())
-    if (a.type()->kind() == c10::TypeKind::GeneratorType ||
-        (a.type()->kind() == c10::TypeKind::OptionalType &&
-         a.type()->castRaw<c10::OptionalType>()->getElementType()->kind() ==
-             c10::TypeKind::GeneratorType))
-      return true;
-  return false;
+// The index of a random operator's generator argument, or -1.
+int generator_argument(const c10::FunctionSchema& schema) {
+  const auto& args = schema.arguments();
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto& t = args[i].type();
+    if (t->kind() == c10::TypeKind::GeneratorType ||
+        (t->kind() == c10::TypeKind::OptionalType &&
+         t->castRaw<c10::OptionalType>()->getElementType()->kind() == c10::TypeKind::GeneratorType))
+      return static_cast<int>(i);
+  }
+  return -1;
 }
 
 [[noreturn]] void refuse(const c10::FunctionSchema& schema, const char* why) {
@@ -132,8 +162,11 @@ bool run_captured_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stac
   C10_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
   if (status == cudaStreamCaptureStatusNone) return false;
   if (m != Mode::kDirect) refuse(schema, "a device whose memory is not host memory (copy mode)");
-  if (is_random(schema))
-    refuse(schema, "a random operator (each replay would draw the same numbers)");
+  const int generator_arg = generator_argument(schema);
+  if (generator_arg >= 0 && !device::random_kernels_installed())
+    refuse(schema,
+           "a random operator under TORCHADA_OPS_RNG=cpu (its draws follow a CPU generator, "
+           "which a graph's replays do not advance)");
 
   // The returns: a written argument (same alias set) or a fresh tensor.
   auto node = std::make_unique<Node>(op);
@@ -177,6 +210,21 @@ bool run_captured_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stac
     const at::Tensor r = meta[i].toTensor();
     outs.emplace_back(at::empty_strided(r.sizes(), r.strides(), r.options().device(*device)));
     node->returns[i].out = views.of(outs.back());
+  }
+
+  // A random operator: the graph-safe philox state of its CUDA generator (the argument, or the
+  // device's default), taken as PyTorch's CUDA kernels take it.
+  if (generator_arg >= 0) {
+    const c10::IValue& v = (*stack)[base + static_cast<size_t>(generator_arg)];
+    at::Generator g = v.isGenerator() && v.toGenerator().defined()
+                          ? v.toGenerator()
+                          : at::globalContext().defaultGenerator(*device);
+    TORCH_CHECK(g.device().is_cuda(), "Expected a 'cuda' device type for generator but found '",
+                g.device().type(), "'");
+    auto* impl = at::check_generator<at::CUDAGeneratorImpl>(g);
+    std::lock_guard<std::mutex> lock(g.mutex());
+    node->philox = impl->philox_cuda_state(kBridgedDrawIncrement);
+    node->generator_arg = generator_arg;
   }
 
   // The host node, and the graph's ownership of it.

@@ -42,6 +42,7 @@
 
 #include "../device/device.h"
 #include "bridge.h"
+#include "random_state.h"
 #include "ivalue_tensors.h"
 
 namespace torchada::ops::bridge {
@@ -359,9 +360,9 @@ class HostCall {
       std::lock_guard<std::mutex> lock(g.mutex());
       seed = g.current_seed();
       offset = g.get_offset();
-      g.set_offset(offset + 4);
+      g.set_offset(offset + kBridgedDrawIncrement);
     }
-    return at::make_generator<at::CPUGeneratorImpl>(mix(seed, offset));
+    return at::make_generator<at::CPUGeneratorImpl>(bridged_draw_seed(seed, offset));
   }
   // A CUDA operator takes a CUDA generator: PyTorch's CUDA kernels refuse any other with this
   // message (the CPU kernel the bridge runs would accept a CPU one).
@@ -370,13 +371,6 @@ class HostCall {
     const c10::Device d = v.toGenerator().device();
     TORCH_CHECK(d.is_cuda(), "Expected a 'cuda' device type for generator but found '", d.type(),
                 "'");
-  }
-  // splitmix64's finaliser over both words: neighbouring offsets give unrelated CPU streams.
-  static uint64_t mix(uint64_t seed, uint64_t offset) {
-    uint64_t z = seed ^ (offset * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
   }
 
   // torch.cuda.manual_seed(s) alone re-seeds the CPU default generator, which bridged random
