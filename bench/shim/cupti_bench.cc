@@ -11,25 +11,15 @@
 #include <cupti.h>
 #include <dlfcn.h>
 
-#include <cstdio>
 #include <cstdlib>
-#include <vector>
+
+#include "load.h"
 
 namespace {
 
 struct Libs {
-  void* shim = nullptr;
-  void* sim = nullptr;
-  Libs() {
-    setenv("TORCHADA_BACKEND", "sim", 1);
-    setenv("TORCHADA_SIM_LIB_DIR", TORCHADA_SIM_DIR, 1);
-    shim = dlopen(TORCHADA_SHIM_PATH, RTLD_NOW | RTLD_LOCAL);
-    sim = dlopen(TORCHADA_SIM_DIR "/libmusart.so", RTLD_NOW | RTLD_LOCAL);
-    if (!shim || !sim) {
-      std::fprintf(stderr, "bench: cannot load the shim or the simulator: %s\n", dlerror());
-      std::exit(1);
-    }
-  }
+  void* shim = bench::load(TORCHADA_SHIM_PATH);
+  void* sim = bench::load(TORCHADA_SIM_DIR "/libmusart.so");
   template <class F>
   F cuda(const char* name, const char* node = "libcudart.so.13") const {
     return reinterpret_cast<F>(dlvsym(shim, name, node));

@@ -217,6 +217,8 @@ std::uint64_t begin(const Launch& launch) {
   auto p = std::make_unique<Pending>();
   p->launch = launch;
   p->name = launch.name != nullptr ? launch.name : "";
+  p->launch.name = nullptr;                 // the caller's: copied above
+  p->launch.dst = p->launch.src = nullptr;  // only their memory kinds are kept (below)
   if (launch.work == Work::kMemcpy || launch.work == Work::kMemset) {
     p->dst_kind = memory_kind(launch.dst);
     if (launch.work == Work::kMemcpy) {
@@ -349,6 +351,23 @@ std::uint64_t device_time(const MusartTable& m, const DeviceClock& c, musaEvent_
                                     (mono - static_cast<double>(anchor.mono)) * client_per_mono);
 }
 
+// A device record's fields that kernels, copies and fills share (the same names in each struct).
+template <typename Record>
+Record* device_record(Writer& w, const Pending& p, CUpti_ActivityKind kind, std::uint64_t start,
+                      std::uint64_t end) {
+  auto* r = w.next<Record>();
+  if (r == nullptr) return nullptr;
+  r->kind = kind;
+  r->start = start;
+  r->end = end;
+  r->deviceId = static_cast<std::uint32_t>(p.device);
+  r->contextId = static_cast<std::uint32_t>(p.device) + 1;
+  r->streamId = p.stream_id;
+  r->correlationId = p.correlation;
+  r->channelType = CUPTI_CHANNEL_TYPE_INVALID;
+  return r;
+}
+
 void write(Writer& w, const Pending& p, std::uint64_t start, std::uint64_t end) {
   for (int i = 0; i < 2; ++i) {
     if (p.external[i] == 0 || !p.external_record) continue;
@@ -372,63 +391,38 @@ void write(Writer& w, const Pending& p, std::uint64_t start, std::uint64_t end) 
       r->returnValue = 0;
     }
   }
-  const std::uint32_t context = static_cast<std::uint32_t>(p.device) + 1;
   switch (p.launch.work) {
     case Work::kKernel:
     case Work::kHost: {
       if (p.device_record == CUPTI_ACTIVITY_KIND_INVALID) return;
-      auto* r = w.next<CUpti_ActivityKernel11>();
+      auto* r = device_record<CUpti_ActivityKernel11>(w, p, p.device_record, start, end);
       if (r == nullptr) return;
-      r->kind = p.device_record;
-      r->start = start;
-      r->end = end;
       r->completed = end;
-      r->deviceId = static_cast<std::uint32_t>(p.device);
-      r->contextId = context;
-      r->streamId = p.stream_id;
-      r->correlationId = p.correlation;
       r->gridId = p.correlation;
       r->name = g_names.insert(p.name).first->c_str();
       r->queued = CUPTI_TIMESTAMP_UNKNOWN;
       r->submitted = CUPTI_TIMESTAMP_UNKNOWN;
       r->launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
-      r->channelType = CUPTI_CHANNEL_TYPE_INVALID;
       return;
     }
     case Work::kMemcpy: {
       if (p.device_record != CUPTI_ACTIVITY_KIND_MEMCPY) return;
-      auto* r = w.next<CUpti_ActivityMemcpy6>();
+      auto* r = device_record<CUpti_ActivityMemcpy6>(w, p, CUPTI_ACTIVITY_KIND_MEMCPY, start, end);
       if (r == nullptr) return;
-      r->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
       r->copyKind = p.copy_kind;
       r->srcKind = p.src_kind;
       r->dstKind = p.dst_kind;
       r->bytes = p.launch.bytes;
-      r->start = start;
-      r->end = end;
-      r->deviceId = static_cast<std::uint32_t>(p.device);
-      r->contextId = context;
-      r->streamId = p.stream_id;
-      r->correlationId = p.correlation;
       r->runtimeCorrelationId = p.correlation;
-      r->channelType = CUPTI_CHANNEL_TYPE_INVALID;
       r->copyCount = 1;
       return;
     }
     case Work::kMemset: {
       if (p.device_record != CUPTI_ACTIVITY_KIND_MEMSET) return;
-      auto* r = w.next<CUpti_ActivityMemset4>();
+      auto* r = device_record<CUpti_ActivityMemset4>(w, p, CUPTI_ACTIVITY_KIND_MEMSET, start, end);
       if (r == nullptr) return;
-      r->kind = CUPTI_ACTIVITY_KIND_MEMSET;
       r->bytes = p.launch.bytes;
       r->memoryKind = p.dst_kind;
-      r->start = start;
-      r->end = end;
-      r->deviceId = static_cast<std::uint32_t>(p.device);
-      r->contextId = context;
-      r->streamId = p.stream_id;
-      r->correlationId = p.correlation;
-      r->channelType = CUPTI_CHANNEL_TYPE_INVALID;
       return;
     }
   }

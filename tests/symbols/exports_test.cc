@@ -105,9 +105,10 @@ TEST(Exports, Nccl2) {
     EXPECT_TRUE(ours.names.count(n + "@@libnccl.so.2")) << "libtorchada.so lacks " << n;
 }
 
-std::set<std::string> driver_rows() {
-  std::ifstream in(std::string(TORCHADA_SYMBOLS_DIR) + "/driver.txt");
-  EXPECT_TRUE(in.good());
+// The names in the first column of one of symbols/'s tables.
+std::set<std::string> row_names(const char* file) {
+  std::ifstream in(std::string(TORCHADA_SYMBOLS_DIR) + "/" + file);
+  EXPECT_TRUE(in.good()) << file;
   std::set<std::string> out;
   std::string line;
   while (std::getline(in, line)) {
@@ -129,28 +130,13 @@ TEST(Exports, Driver) {
   std::set<std::string> nvidia;
   for (const std::string& n : stub.names)
     if (n.rfind("cu", 0) == 0) nvidia.insert(n.substr(0, n.find('@')));
-  const std::set<std::string> rows = driver_rows();
+  const std::set<std::string> rows = row_names("driver.txt");
   ASSERT_GT(nvidia.size(), 600u);
   for (const auto& n : nvidia) EXPECT_TRUE(rows.count(n)) << n << " has no row in driver.txt";
   ElfExports ours = read_elf_exports(TORCHADA_SHIM_PATH);
   ASSERT_EQ(ours.error, "");
   for (const auto& n : rows)
     EXPECT_TRUE(ours.names.count(n + "@@libcuda.so.1")) << "libtorchada.so lacks " << n;
-}
-
-std::set<std::string> table_names(const char* file) {
-  std::ifstream in(std::string(TORCHADA_SYMBOLS_DIR) + "/" + file);
-  EXPECT_TRUE(in.good()) << file;
-  std::set<std::string> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    std::string name;
-    fields >> name;
-    out.insert(name);
-  }
-  return out;
 }
 
 // CUPTI: every cupti* function NVIDIA's libcupti.so.13 exports has a row in cupti.txt (NVTX's
@@ -163,7 +149,7 @@ TEST(Exports, Cupti) {
   std::set<std::string> nvidia;
   for (const std::string& n : lib.names)
     if (n.rfind("cupti", 0) == 0) nvidia.insert(n.substr(0, n.find('@')));
-  const std::set<std::string> rows = table_names("cupti.txt");
+  const std::set<std::string> rows = row_names("cupti.txt");
   ASSERT_GT(nvidia.size(), 150u);
   for (const auto& n : nvidia) EXPECT_TRUE(rows.count(n)) << n << " has no row in cupti.txt";
   for (const auto& n : rows) EXPECT_TRUE(nvidia.count(n)) << n << " is not NVIDIA's";
