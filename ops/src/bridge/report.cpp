@@ -64,16 +64,13 @@ const char* path_name(Path p) {
 
 bool log_enabled(const char* level) { return level_of(level) <= configured_level(); }
 
-void log(const char* level, const char* fmt, ...) {
-  if (!log_enabled(level)) return;
+namespace {
+void write_line(const char* level, const char* fmt, va_list ap) {
   char buf[2048];
   int n = std::snprintf(buf, sizeof buf,
                         "[torchada %d:%ld %s] kernel bridge: ", static_cast<int>(::getpid()),
                         static_cast<long>(::syscall(SYS_gettid)), level);
-  va_list ap;
-  va_start(ap, fmt);
   std::vsnprintf(buf + n, sizeof buf - static_cast<size_t>(n) - 1, fmt, ap);
-  va_end(ap);
   std::strncat(buf, "\n", sizeof buf - std::strlen(buf) - 1);
   FILE* f = stderr;
   const char* file = settings::text(settings::Id::kLogFile);
@@ -81,6 +78,24 @@ void log(const char* level, const char* fmt, ...) {
   if (opened) f = opened;
   std::fputs(buf, f);
   if (opened) std::fclose(opened);
+}
+
+// A line of the report TORCHADA_STATS=1 asked for: always written, and labelled as the
+// information it is (as the shim's call statistics are), whatever TORCHADA_LOG_LEVEL says.
+__attribute__((format(printf, 1, 2))) void report_line(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  write_line("info", fmt, ap);
+  va_end(ap);
+}
+}  // namespace
+
+void log(const char* level, const char* fmt, ...) {
+  if (!log_enabled(level)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  write_line(level, fmt, ap);
+  va_end(ap);
 }
 
 void settings_warn(const char* message) { log("warn", "%s", message); }
@@ -114,15 +129,15 @@ void print_report() {
   size_t bridged = 0;
   for (const auto& r : rows)
     if (r.path.rfind("bridge-", 0) == 0) ++bridged;
-  log("warn", "%zu operator(s) ran on the bridge (%s mode); per operator and path:", bridged,
-      mode_name(mode()));
+  report_line("%zu operator(s) ran on the bridge (%s mode); per operator and path:", bridged,
+              mode_name(mode()));
   if (mode() == Mode::kCopy)
-    log("warn", "copy mode moved %.3f MB between device and host", 1e-6 * moved_bytes());
-  log("warn", "  %-52s %-14s %10s %12s %10s", "operator", "path", "calls", "total ms", "mean us");
+    report_line("copy mode moved %.3f MB between device and host", 1e-6 * moved_bytes());
+  report_line("  %-52s %-14s %10s %12s %10s", "operator", "path", "calls", "total ms", "mean us");
   for (const auto& r : rows)
-    log("warn", "  %-52s %-14s %10llu %12.3f %10.2f", r.op.c_str(), r.path.c_str(),
-        static_cast<unsigned long long>(r.calls), r.seconds * 1e3,
-        r.calls ? r.seconds * 1e6 / static_cast<double>(r.calls) : 0.0);
+    report_line("  %-52s %-14s %10llu %12.3f %10.2f", r.op.c_str(), r.path.c_str(),
+                static_cast<unsigned long long>(r.calls), r.seconds * 1e3,
+                r.calls ? r.seconds * 1e6 / static_cast<double>(r.calls) : 0.0);
 }
 
 namespace {
