@@ -14,7 +14,8 @@ GradScaler; a DataLoader with worker processes and pinned memory; evaluation und
 checkpoint (CUDA tensors) saved with torch.save and resumed with torch.load; sampling.
 
 Every step prints one line, "step N loss X lr Y grad_norm Z", so that two runs can be compared
-step by step (tests/examples does).
+step by step (tests/examples does). --profile TRACE profiles the last step with torch.profiler
+(CPU and CUDA activities): its Chrome trace (Perfetto) and the operators' table with CUDA times.
 """
 import argparse
 import contextlib
