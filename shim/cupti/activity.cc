@@ -35,24 +35,28 @@
 #include "core/backend.h"
 #include "core/log.h"
 #include "cupti/callbacks.h"
+#include "cupti/records.h"
 #include "cupti/session.h"
 #include "gen/cupti_impl.h"
 
 // The records torchada writes are the newest of this CUPTI; PyTorch's profiler reads older
 // versions of them (Kernel9 before CUDA 13.1, Memcpy5), whose fields sit at the same offsets.
-static_assert(offsetof(CUpti_ActivityKernel11, name) == offsetof(CUpti_ActivityKernel9, name));
-static_assert(offsetof(CUpti_ActivityKernel11, correlationId) ==
+static_assert(offsetof(torchada::cupti::KernelRecord, name) ==
+              offsetof(CUpti_ActivityKernel9, name));
+static_assert(offsetof(torchada::cupti::KernelRecord, correlationId) ==
               offsetof(CUpti_ActivityKernel9, correlationId));
-static_assert(offsetof(CUpti_ActivityKernel11, graphId) ==
+static_assert(offsetof(torchada::cupti::KernelRecord, graphId) ==
               offsetof(CUpti_ActivityKernel9, graphId));
-static_assert(offsetof(CUpti_ActivityKernel11, channelType) ==
+static_assert(offsetof(torchada::cupti::KernelRecord, channelType) ==
               offsetof(CUpti_ActivityKernel9, channelType));
-static_assert(offsetof(CUpti_ActivityKernel11, start) == offsetof(CUpti_ActivityKernel4, start));
-static_assert(offsetof(CUpti_ActivityMemcpy6, channelType) ==
+static_assert(offsetof(torchada::cupti::KernelRecord, start) ==
+              offsetof(CUpti_ActivityKernel4, start));
+static_assert(offsetof(torchada::cupti::MemcpyRecord, channelType) ==
               offsetof(CUpti_ActivityMemcpy5, channelType));
-static_assert(offsetof(CUpti_ActivityMemcpy6, graphNodeId) ==
+static_assert(offsetof(torchada::cupti::MemcpyRecord, graphNodeId) ==
               offsetof(CUpti_ActivityMemcpy5, graphNodeId));
-static_assert(offsetof(CUpti_ActivityOverhead3, end) == offsetof(CUpti_ActivityOverhead, end));
+static_assert(offsetof(torchada::cupti::OverheadRecord, end) ==
+              offsetof(CUpti_ActivityOverhead, end));
 
 namespace torchada::activity {
 namespace detail {
@@ -309,9 +313,10 @@ class Writer {
   explicit Writer(Session& s) : s_(s) {}
   ~Writer() { finish(); }
 
+  // The next record of `kind`, zeroed, its kind set; null when the client gave no room.
   template <typename Record>
-  Record* next() {
-    constexpr std::size_t size = (sizeof(Record) + 7) & ~std::size_t{7};
+  Record* next(CUpti_ActivityKind kind) {
+    const std::size_t size = cupti::record_size(kind);
     if (buffer_ == nullptr || size_ - used_ < size) {
       finish();
       buffer_ = s_.take_buffer(&size_);
@@ -323,6 +328,7 @@ class Writer {
     }
     auto* r = reinterpret_cast<Record*>(buffer_ + used_);
     std::memset(static_cast<void*>(r), 0, size);
+    r->kind = kind;
     used_ += size;
     return r;
   }
@@ -355,9 +361,8 @@ std::uint64_t device_time(const MusartTable& m, const DeviceClock& c, musaEvent_
 template <typename Record>
 Record* device_record(Writer& w, const Pending& p, CUpti_ActivityKind kind, std::uint64_t start,
                       std::uint64_t end) {
-  auto* r = w.next<Record>();
+  auto* r = w.next<Record>(kind);
   if (r == nullptr) return nullptr;
-  r->kind = kind;
   r->start = start;
   r->end = end;
   r->deviceId = static_cast<std::uint32_t>(p.device);
@@ -371,8 +376,8 @@ Record* device_record(Writer& w, const Pending& p, CUpti_ActivityKind kind, std:
 void write(Writer& w, const Pending& p, std::uint64_t start, std::uint64_t end) {
   for (int i = 0; i < 2; ++i) {
     if (p.external[i] == 0 || !p.external_record) continue;
-    if (auto* r = w.next<CUpti_ActivityExternalCorrelation>()) {
-      r->kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+    if (auto* r =
+            w.next<cupti::ExternalCorrelationRecord>(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) {
       r->externalKind = i == 0 ? CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0
                                : CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1;
       r->externalId = p.external[i];
@@ -380,8 +385,7 @@ void write(Writer& w, const Pending& p, std::uint64_t start, std::uint64_t end) 
     }
   }
   if (p.runtime_record) {
-    if (auto* r = w.next<CUpti_ActivityAPI>()) {
-      r->kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+    if (auto* r = w.next<cupti::ApiRecord>(CUPTI_ACTIVITY_KIND_RUNTIME)) {
       r->cbid = runtime_cbid(p.launch.api);
       r->start = p.api_start;
       r->end = p.api_end;
@@ -395,7 +399,7 @@ void write(Writer& w, const Pending& p, std::uint64_t start, std::uint64_t end) 
     case Work::kKernel:
     case Work::kHost: {
       if (p.device_record == CUPTI_ACTIVITY_KIND_INVALID) return;
-      auto* r = device_record<CUpti_ActivityKernel11>(w, p, p.device_record, start, end);
+      auto* r = device_record<cupti::KernelRecord>(w, p, p.device_record, start, end);
       if (r == nullptr) return;
       r->completed = end;
       r->gridId = p.correlation;
@@ -407,7 +411,7 @@ void write(Writer& w, const Pending& p, std::uint64_t start, std::uint64_t end) 
     }
     case Work::kMemcpy: {
       if (p.device_record != CUPTI_ACTIVITY_KIND_MEMCPY) return;
-      auto* r = device_record<CUpti_ActivityMemcpy6>(w, p, CUPTI_ACTIVITY_KIND_MEMCPY, start, end);
+      auto* r = device_record<cupti::MemcpyRecord>(w, p, CUPTI_ACTIVITY_KIND_MEMCPY, start, end);
       if (r == nullptr) return;
       r->copyKind = p.copy_kind;
       r->srcKind = p.src_kind;
@@ -419,7 +423,7 @@ void write(Writer& w, const Pending& p, std::uint64_t start, std::uint64_t end) 
     }
     case Work::kMemset: {
       if (p.device_record != CUPTI_ACTIVITY_KIND_MEMSET) return;
-      auto* r = device_record<CUpti_ActivityMemset4>(w, p, CUPTI_ACTIVITY_KIND_MEMSET, start, end);
+      auto* r = device_record<cupti::MemsetRecord>(w, p, CUPTI_ACTIVITY_KIND_MEMSET, start, end);
       if (r == nullptr) return;
       r->bytes = p.launch.bytes;
       r->memoryKind = p.dst_kind;
@@ -474,8 +478,7 @@ void flush(bool forced) {
     const bool overhead = std::any_of(ready.begin(), ready.end(),
                                       [](const auto& p) { return p && p->overhead_record; });
     if (overhead) {
-      if (auto* r = w.next<CUpti_ActivityOverhead3>()) {
-        r->kind = CUPTI_ACTIVITY_KIND_OVERHEAD;
+      if (auto* r = w.next<cupti::OverheadRecord>(CUPTI_ACTIVITY_KIND_OVERHEAD)) {
         r->overheadKind = CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH;
         r->objectKind = CUPTI_ACTIVITY_OBJECT_PROCESS;
         r->objectId.pt.processId = static_cast<std::uint32_t>(getpid());

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cupti/callback_names.h"
+#include "cupti/records.h"
 #include "gen/cupti_impl.h"
 
 namespace torchada::cupti {
@@ -309,36 +310,17 @@ CUptiResult cuptiActivityFlush(CUcontext, uint32_t, uint32_t flag) {
 
 CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid, CUpti_Activity** record) {
   if (buffer == nullptr || record == nullptr) return result(CUPTI_ERROR_INVALID_PARAMETER);
-  auto size_of = [](const CUpti_Activity* r) -> std::size_t {
-    switch (r->kind) {
-      case CUPTI_ACTIVITY_KIND_KERNEL:
-      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-        return sizeof(CUpti_ActivityKernel11);
-      case CUPTI_ACTIVITY_KIND_MEMCPY:
-        return sizeof(CUpti_ActivityMemcpy6);
-      case CUPTI_ACTIVITY_KIND_MEMSET:
-        return sizeof(CUpti_ActivityMemset4);
-      case CUPTI_ACTIVITY_KIND_RUNTIME:
-        return sizeof(CUpti_ActivityAPI);
-      case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
-        return sizeof(CUpti_ActivityExternalCorrelation);
-      case CUPTI_ACTIVITY_KIND_OVERHEAD:
-        return sizeof(CUpti_ActivityOverhead3);
-      default:
-        return 0;
-    }
-  };
   std::size_t at = 0;
   if (*record != nullptr) {
     const auto* cur = reinterpret_cast<const std::uint8_t*>(*record);
     if (cur < buffer || cur >= buffer + valid) return result(CUPTI_ERROR_INVALID_PARAMETER);
-    const std::size_t size = size_of(*record);
+    const std::size_t size = record_size((*record)->kind);
     if (size == 0) return result(CUPTI_ERROR_INVALID_KIND);
-    at = static_cast<std::size_t>(cur - buffer) + ((size + 7) & ~std::size_t{7});
+    at = static_cast<std::size_t>(cur - buffer) + size;
   }
   if (at + sizeof(CUpti_Activity) > valid) return CUPTI_ERROR_MAX_LIMIT_REACHED;
   auto* next = reinterpret_cast<CUpti_Activity*>(buffer + at);
-  if (size_of(next) == 0) return result(CUPTI_ERROR_INVALID_KIND);
+  if (record_size(next->kind) == 0) return result(CUPTI_ERROR_INVALID_KIND);
   *record = next;
   return CUPTI_SUCCESS;
 }
